@@ -1,0 +1,108 @@
+/* Opening the GPU and the header every table starts with. */
+#include <string.h>
+
+#include "gpu.h"
+
+static void read_driver_version(char *buf, size_t len, int api_version) {
+    /* The kernel module's version (e.g. 580.159.04) says more than the API level. */
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (f) {
+        char line[512];
+        if (fgets(line, sizeof line, f)) {
+            /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." */
+            char *p = strstr(line, "Module");
+            if (p) {
+                p += strlen("Module");
+                while (*p == ' ') p++;
+                size_t n = strcspn(p, " \n");
+                if (n > 0 && n < len) {
+                    memcpy(buf, p, n);
+                    buf[n] = 0;
+                    fclose(f);
+                    return;
+                }
+            }
+        }
+        fclose(f);
+    }
+    snprintf(buf, len, "API %d.%d", api_version / 1000, (api_version % 1000) / 10);
+}
+
+int gpu_open(gpu_report *g, char *err, size_t errlen) {
+    memset(g, 0, sizeof *g);
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        snprintf(err, errlen, "no usable CUDA GPU: %s",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "no device found");
+        return EXIT_NO_GPU;
+    }
+    int dev = 0;
+    struct cudaDeviceProp p;
+    if ((e = cudaGetDeviceProperties(&p, dev)) != cudaSuccess || (e = cudaSetDevice(dev)) != cudaSuccess) {
+        snprintf(err, errlen, "cannot open GPU 0: %s", cudaGetErrorString(e));
+        return EXIT_NO_GPU;
+    }
+    g->device = dev;
+    g->cc = p.major * 10 + p.minor;
+    snprintf(g->name, sizeof g->name, "%s", p.name);
+    g->sms = p.multiProcessorCount;
+    int khz = 0;
+    cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev);
+    g->sm_clock_mhz = khz / 1000;
+    cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev);
+    g->mem_clock_mhz = khz / 1000;
+    cudaDeviceGetAttribute(&g->bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, dev);
+    g->l2_bytes = (size_t)p.l2CacheSize;
+    g->global_bytes = p.totalGlobalMem;
+    size_t free_b = 0, total_b = 0;
+    if ((e = cudaMemGetInfo(&free_b, &total_b)) != cudaSuccess) {
+        snprintf(err, errlen, "cannot query GPU memory: %s", cudaGetErrorString(e));
+        return EXIT_NO_GPU;
+    }
+    g->free_bytes = free_b;
+    cudaRuntimeGetVersion(&g->runtime_version);
+    cudaDriverGetVersion(&g->driver_api_version);
+    int maj = 0, min = 0, pat = 0;
+    cublasGetProperty(MAJOR_VERSION, &maj);
+    cublasGetProperty(MINOR_VERSION, &min);
+    cublasGetProperty(PATCH_LEVEL, &pat);
+    g->cublas_version = maj * 10000 + min * 100 + pat;
+    read_driver_version(g->driver, sizeof g->driver, g->driver_api_version);
+    return 0;
+}
+
+void gpu_print_header(const gpu_report *g, FILE *f, table_format fmt) {
+    const char *pre = fmt == FORMAT_CSV ? "# " : (fmt == FORMAT_MD ? "" : "");
+    char mem[32], l2[32];
+    fmt_size(mem, sizeof mem, (double)g->global_bytes);
+    fmt_size(l2, sizeof l2, (double)g->l2_bytes);
+    fprintf(f,
+            "%sGPU: %s (sm_%d, %d SMs, SM clock %d MHz, memory clock %d MHz, %d-bit bus, %s, L2 %s)%s\n",
+            pre, g->name, g->cc, g->sms, g->sm_clock_mhz, g->mem_clock_mhz, g->bus_width_bits, mem, l2,
+            fmt == FORMAT_MD ? "  " : "");
+    fprintf(f, "%sdriver %s, CUDA driver API %d.%d, CUDA runtime %d.%d, cuBLAS %d.%d.%d%s\n", pre,
+            g->driver, g->driver_api_version / 1000, (g->driver_api_version % 1000) / 10,
+            g->runtime_version / 1000, (g->runtime_version % 1000) / 10, g->cublas_version / 10000,
+            (g->cublas_version / 100) % 100, g->cublas_version % 100, fmt == FORMAT_MD ? "  " : "");
+}
+
+bool gpu_fits(const gpu_report *g, double bytes) {
+    /* Keep room for the L2 flush buffer, the library's workspace and the context. */
+    double headroom = 4.0 * (double)g->l2_bytes + 512.0 * (1 << 20);
+    return bytes + headroom <= (double)g->free_bytes;
+}
+
+const char *arch_skip_reason(kernel_arch arch, int cc) {
+    if (cc < 80) return "skip: needs sm_80";
+    if (arch == ARCH_SM80 && cc < 80) return "skip: needs sm_80";
+    if (arch == ARCH_SM90A && cc != 90) return "skip: needs sm_90a";
+    return NULL;
+}
+
+void print_sass_spec(FILE *f, const char *chapter, const kernel_info *k) {
+    fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\n", chapter, k->name,
+            k->arch == ARCH_SM90A ? "sm_90a" : "all", k->sass_symbol ? k->sass_symbol : "-",
+            k->sass_must && *k->sass_must ? k->sass_must : "-",
+            k->sass_must_not && *k->sass_must_not ? k->sass_must_not : "-");
+}

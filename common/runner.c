@@ -1,0 +1,540 @@
+/* The chapter runner (see runner.h). */
+#include <string.h>
+
+#include "runner.h"
+
+#define ERR_LEN 512
+#define MAX_SHAPES 64
+
+typedef struct {
+    const char *name;
+    double throughput;
+} measured;
+
+/* Throughputs of the rows run so far at the current shape, for the ratio columns. */
+static measured g_measured[256];
+static int g_nmeasured;
+
+static void remember(const char *name, double throughput) {
+    if (g_nmeasured < (int)(sizeof g_measured / sizeof g_measured[0]))
+        g_measured[g_nmeasured++] = (measured){name, throughput};
+}
+
+static double recall(const char *name) {
+    if (!name) return 0;
+    for (int i = 0; i < g_nmeasured; i++)
+        if (!strcmp(g_measured[i].name, name)) return g_measured[i].throughput;
+    return 0;
+}
+
+static void shape_label(const chapter *ch, const shape *s, char *buf, size_t len) {
+    size_t off = 0;
+    buf[0] = 0;
+    for (int d = 0; d < ch->ndims && off < len; d++)
+        off += (size_t)snprintf(buf + off, len - off, "%s%ld", d ? "x" : "", s->d[d]);
+}
+
+static void shape_heading(const chapter *ch, char *buf, size_t len) {
+    size_t off = 0;
+    buf[0] = 0;
+    for (int d = 0; d < ch->ndims && off < len; d++)
+        off += (size_t)snprintf(buf + off, len - off, "%s%s", d ? "x" : "", ch->dim_names[d]);
+}
+
+/* Shapes from the command line: each size option is a list; lists of length 1 broadcast,
+ * longer lists zip together (--m 1024,2048 --n 1024,2048 --k 1024,2048 is two shapes). */
+static int shapes_from_args(const chapter *ch, const run_args *a, shape *out, int *count,
+                            char *err, size_t errlen) {
+    int len = 1;
+    for (int d = 0; d < ch->ndims; d++) {
+        int c = a->sizes[d].count;
+        if (c > 1) {
+            if (len > 1 && c != len) {
+                snprintf(err, errlen,
+                         "size lists must have the same length (or one value): --%s has %d",
+                         ch->dim_names[d], c);
+                return EXIT_BAD_USAGE;
+            }
+            len = c;
+        }
+    }
+    for (int i = 0; i < len; i++) {
+        for (int d = 0; d < ch->ndims; d++) {
+            const size_option *so = &a->sizes[d];
+            out[i].d[d] = so->count == 0 ? ch->default_shape.d[d]
+                                         : so->values[so->count == 1 ? 0 : i];
+        }
+    }
+    *count = len;
+    return 0;
+}
+
+static bool any_size_given(const chapter *ch, const run_args *a) {
+    for (int d = 0; d < ch->ndims; d++)
+        if (a->sizes[d].count) return true;
+    return false;
+}
+
+static const char *row_name(const row_entry *r, bool exercise, char *buf, size_t len) {
+    return exercise ? exercise_name(r->info.name, buf, len) : r->info.name;
+}
+
+/* The row, or its exercise twin, is selected by --kernel. */
+static bool selected(const run_args *a, const row_entry *r, bool exercise) {
+    char ex[128];
+    return args_selects(a, row_name(r, exercise, ex, sizeof ex));
+}
+
+typedef enum { ST_OK, ST_FAIL, ST_TODO, ST_SKIP } row_status;
+
+typedef struct {
+    row_status status;
+    char text[96];       /* the status cell */
+    char detail[ERR_LEN];/* why it failed or was skipped */
+    error_metrics m;
+    bool checked;
+    time_stats t;
+    bool timed;
+} row_result;
+
+/* A CUDA error that poisons the context (illegal address, ...) ends the run: nothing after it
+ * could be trusted. */
+static void stop_if_context_broken(const char *what) {
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+        fprintf(stderr, "%s left the GPU in an error state (%s): stopping.\n", what,
+                cudaGetErrorString(e));
+        exit(EXIT_KERNEL_FAILED);
+    }
+}
+
+typedef struct {
+    const chapter *ch;
+    const row_entry *r;
+    bool exercise;
+    const shape *s;
+} launch_ctx;
+
+static int launch_thunk(void *p, cudaStream_t stream) {
+    launch_ctx *c = p;
+    return c->ch->launch(c->r, c->exercise, c->s, stream);
+}
+
+/* Check one row at one shape and, if time_it, time it. */
+static row_result run_row(const chapter *ch, const row_entry *r, bool exercise, const shape *s,
+                          const gpu_report *g, const run_args *a, bool time_it) {
+    row_result res;
+    memset(&res, 0, sizeof res);
+    char name[128];
+    row_name(r, exercise, name, sizeof name);
+    const char *skip = arch_skip_reason(r->info.arch, g->cc);
+    if (skip) {
+        res.status = ST_SKIP;
+        snprintf(res.text, sizeof res.text, "%s", skip);
+        return res;
+    }
+    char why[ERR_LEN] = "";
+    if (ch->supports && !ch->supports(r, s, why, sizeof why)) {
+        res.status = ST_SKIP;
+        snprintf(res.text, sizeof res.text, "skip: shape");
+        snprintf(res.detail, sizeof res.detail, "%s", why);
+        return res;
+    }
+    launch_ctx ctx = {ch, r, exercise, s};
+    char err[ERR_LEN] = "";
+    if (ch->prepare) ch->prepare(r, s);
+    int rc = run_once(launch_thunk, &ctx, err, sizeof err);
+    if (rc == LAUNCH_TODO) {
+        res.status = ST_TODO;
+        snprintf(res.text, sizeof res.text, "TODO");
+        snprintf(res.detail, sizeof res.detail, "not implemented yet: exercises/ of %s", ch->name);
+        return res;
+    }
+    if (rc != LAUNCH_OK) {
+        res.status = ST_FAIL;
+        snprintf(res.text, sizeof res.text, "FAIL");
+        snprintf(res.detail, sizeof res.detail, "CUDA error: %s", err);
+        stop_if_context_broken(name);
+        return res;
+    }
+    double bound = 0;
+    res.checked = ch->check(r, s, &res.m, &bound);
+    if (res.checked && !metrics_pass(&res.m, bound)) {
+        res.status = ST_FAIL;
+        snprintf(res.text, sizeof res.text, "FAIL");
+        char d[ERR_LEN];
+        metrics_describe(&res.m, d, sizeof d);
+        snprintf(res.detail, sizeof res.detail, "%s (bound: rel L2 %.1e)", d, bound);
+        return res;
+    }
+    res.status = ST_OK;
+    snprintf(res.text, sizeof res.text, "ok");
+    if (time_it) {
+        float *ms = malloc(sizeof(float) * (size_t)a->iters);
+        if (!ms) {
+            fprintf(stderr, "out of host memory\n");
+            exit(EXIT_KERNEL_FAILED);
+        }
+        rc = time_launches(launch_thunk, &ctx, a->warmup, a->iters, ch->flush_l2, ms, err,
+                           sizeof err);
+        if (rc == LAUNCH_OK) {
+            res.t = stats_compute(ms, a->iters);
+            res.timed = true;
+        } else {
+            res.status = ST_FAIL;
+            snprintf(res.text, sizeof res.text, "FAIL");
+            snprintf(res.detail, sizeof res.detail, "CUDA error while timing: %s", err);
+            stop_if_context_broken(name);
+        }
+        free(ms);
+    }
+    return res;
+}
+
+static void fmt_num(char *buf, size_t len, double v) {
+    if (v >= 1000) snprintf(buf, len, "%.0f", v);
+    else if (v >= 100) snprintf(buf, len, "%.1f", v);
+    else if (v >= 10) snprintf(buf, len, "%.2f", v);
+    else snprintf(buf, len, "%.3f", v);
+}
+
+static double throughput(const chapter *ch, const row_entry *r, const shape *s, double ms) {
+    double w = ch->work(r, s);
+    return ch->unit == UNIT_GBPS ? w / (ms * 1e6) : w / (ms * 1e9);
+}
+
+static void print_notes(FILE *f, char (*notes)[ERR_LEN + 160], int n) {
+    if (n) fprintf(f, "\n");
+    for (int i = 0; i < n; i++) fprintf(f, "%s\n", notes[i]);
+}
+
+static void print_problem(const chapter *ch, const run_args *a, FILE *f, table_format fmt) {
+    fprintf(f, "%s%s: seed %llu, median of %d timed launches after %d warm-up%s%s\n",
+            fmt == FORMAT_CSV ? "# " : "", ch->name, (unsigned long long)a->seed, a->iters,
+            a->warmup, ch->flush_l2 ? ", L2 flushed before each" : "",
+            fmt == FORMAT_MD ? "  " : "");
+}
+
+/* The timed table: every selected row (stages, then exercises) at every shape. */
+static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, const shape *shapes,
+                    int nshapes) {
+    const char *headers[TABLE_MAX_COLS];
+    bool right[TABLE_MAX_COLS];
+    int nc = 0;
+    char shape_head[64];
+    shape_heading(ch, shape_head, sizeof shape_head);
+    headers[nc] = shape_head, right[nc++] = true;
+    headers[nc] = "kernel", right[nc++] = false;
+    if (ch->dtype) headers[nc] = "dtype", right[nc++] = false;
+    headers[nc] = "time (us)", right[nc++] = true;
+    headers[nc] = ch->unit == UNIT_GBPS ? "GB/s" : "TFLOPS", right[nc++] = true;
+    if (ch->ceiling_col) headers[nc] = ch->ceiling_col, right[nc++] = true;
+    if (ch->library_col) headers[nc] = ch->library_col, right[nc++] = true;
+    headers[nc] = "rel err", right[nc++] = true;
+    headers[nc] = "status", right[nc++] = false;
+    table t;
+    table_init(&t, nc, headers, right);
+
+    int notes_cap = 256, nnotes = 0;
+    char (*notes)[ERR_LEN + 160] = malloc(sizeof *notes * (size_t)notes_cap);
+    bool failed = false;
+    char err[ERR_LEN];
+
+    for (int si = 0; si < nshapes; si++) {
+        const shape *s = &shapes[si];
+        char label[64];
+        shape_label(ch, s, label, sizeof label);
+        if (ch->setup(s, g, a->seed, err, sizeof err)) {
+            fprintf(stderr, "%s: %s\n", ch->name, err);
+            table_free(&t);
+            free(notes);
+            return EXIT_BAD_USAGE;
+        }
+        g_nmeasured = 0;
+        /* Baselines (ceilings, libraries) first, so every later row has its denominators. */
+        for (int pass = 0; pass < 3; pass++) {
+            for (int i = 0; i < ch->nrows; i++) {
+                const row_entry *r = &ch->rows[i];
+                bool exercise = pass == 2;
+                if (pass == 0 && r->role == ROLE_STAGE) continue;
+                if (pass >= 1 && r->role != ROLE_STAGE) continue;
+                if (exercise && !r->ex_launch) continue;
+                bool want = selected(a, r, exercise) ||
+                            (pass == 0 && a->nkernels > 0); /* baselines always run */
+                if (!want) continue;
+                char name[128];
+                row_name(r, exercise, name, sizeof name);
+                row_result res = run_row(ch, r, exercise, s, g, a, true);
+                if (res.status == ST_FAIL) failed = true;
+                char c_time[32] = "-", c_tp[32] = "-", c_ceil[32] = "-", c_lib[32] = "-",
+                     c_err[32] = "-";
+                if (res.timed) {
+                    double tp = throughput(ch, r, s, res.t.median_ms);
+                    remember(r->info.name, tp);
+                    fmt_num(c_time, sizeof c_time, res.t.median_ms * 1e3);
+                    fmt_num(c_tp, sizeof c_tp, tp);
+                    double ceil = recall(r->ceiling), lib = recall(r->library);
+                    if (ceil > 0) snprintf(c_ceil, sizeof c_ceil, "%.1f%%", 100 * tp / ceil);
+                    if (lib > 0) snprintf(c_lib, sizeof c_lib, "%.3f", tp / lib);
+                }
+                if (res.checked && res.status != ST_TODO)
+                    snprintf(c_err, sizeof c_err, "%.1e", res.m.rel_l2);
+                const char *cells[TABLE_MAX_COLS];
+                int c = 0;
+                cells[c++] = label;
+                cells[c++] = name;
+                if (ch->dtype) cells[c++] = ch->dtype(r);
+                cells[c++] = c_time;
+                cells[c++] = c_tp;
+                if (ch->ceiling_col) cells[c++] = c_ceil;
+                if (ch->library_col) cells[c++] = c_lib;
+                cells[c++] = c_err;
+                cells[c++] = res.text;
+                table_add(&t, cells);
+                if (res.detail[0] && res.status != ST_TODO && nnotes < notes_cap)
+                    snprintf(notes[nnotes++], sizeof *notes, "%s %s at %s: %s", res.text, name,
+                             label, res.detail);
+            }
+        }
+        ch->teardown();
+    }
+
+    table_print(&t, stdout, a->format);
+    print_notes(stdout, notes, nnotes);
+    if (a->save) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s.md", a->save);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            gpu_print_header(g, f, FORMAT_MD);
+            print_problem(ch, a, f, FORMAT_MD);
+            fprintf(f, "\n");
+            table_print(&t, f, FORMAT_MD);
+            print_notes(f, notes, nnotes);
+            fclose(f);
+        } else {
+            fprintf(stderr, "cannot write %s\n", path);
+        }
+        snprintf(path, sizeof path, "%s.csv", a->save);
+        f = fopen(path, "w");
+        if (f) {
+            gpu_print_header(g, f, FORMAT_CSV);
+            print_problem(ch, a, f, FORMAT_CSV);
+            table_print(&t, f, FORMAT_CSV);
+            fclose(f);
+        } else {
+            fprintf(stderr, "cannot write %s\n", path);
+        }
+    }
+    table_free(&t);
+    free(notes);
+    return failed ? EXIT_KERNEL_FAILED : EXIT_ALL_OK;
+}
+
+/* make check-NN: the learner's exercises at the test shapes, timed next to the stage. */
+static int mode_check(const chapter *ch, const run_args *a, const gpu_report *g,
+                      const shape *shapes, int nshapes) {
+    char shape_head[64];
+    shape_heading(ch, shape_head, sizeof shape_head);
+    const char *headers[] = {shape_head, "exercise", "status", "rel err", "time (us)",
+                             "stage (us)"};
+    const bool right[] = {true, false, false, true, true, true};
+    table t;
+    table_init(&t, 6, headers, right);
+    bool failed = false;
+    int todo = 0, pass = 0, fail = 0;
+    char err[ERR_LEN];
+    int notes_cap = 256, nnotes = 0;
+    char (*notes)[ERR_LEN + 160] = malloc(sizeof *notes * (size_t)notes_cap);
+    for (int si = 0; si < nshapes; si++) {
+        const shape *s = &shapes[si];
+        char label[64];
+        shape_label(ch, s, label, sizeof label);
+        if (ch->setup(s, g, a->seed, err, sizeof err)) {
+            fprintf(stderr, "%s: %s\n", ch->name, err);
+            table_free(&t);
+            free(notes);
+            return EXIT_BAD_USAGE;
+        }
+        for (int i = 0; i < ch->nrows; i++) {
+            const row_entry *r = &ch->rows[i];
+            if (!r->ex_launch) continue;
+            if (!selected(a, r, true) && !selected(a, r, false)) continue;
+            char name[128];
+            row_name(r, true, name, sizeof name);
+            row_result ex = run_row(ch, r, true, s, g, a, true);
+            row_result st = run_row(ch, r, false, s, g, a, ex.status == ST_OK);
+            const char *status = ex.status == ST_OK     ? "PASS"
+                                 : ex.status == ST_FAIL ? "FAIL"
+                                 : ex.status == ST_TODO ? "TODO"
+                                                        : ex.text;
+            if (ex.status == ST_FAIL) failed = true, fail++;
+            if (ex.status == ST_TODO) todo++;
+            if (ex.status == ST_OK) pass++;
+            char c_err[32] = "-", c_t[32] = "-", c_st[32] = "-";
+            if (ex.checked) snprintf(c_err, sizeof c_err, "%.1e", ex.m.rel_l2);
+            if (ex.timed) fmt_num(c_t, sizeof c_t, ex.t.median_ms * 1e3);
+            if (st.timed) fmt_num(c_st, sizeof c_st, st.t.median_ms * 1e3);
+            const char *cells[] = {label, name, status, c_err, c_t, c_st};
+            table_add(&t, cells);
+            if (ex.status == ST_FAIL && nnotes < notes_cap)
+                snprintf(notes[nnotes++], sizeof *notes, "FAIL %s at %s: %s", name, label,
+                         ex.detail);
+        }
+        ch->teardown();
+    }
+    table_print(&t, stdout, a->format);
+    print_notes(stdout, notes, nnotes);
+    printf("\nexercises: %d PASS, %d FAIL, %d TODO (the stage column times the reference)\n",
+           pass, fail, todo);
+    table_free(&t);
+    free(notes);
+    return failed ? EXIT_KERNEL_FAILED : EXIT_ALL_OK;
+}
+
+/* make test: TEST lines, one per row and shape, read by tests/run.sh. Exercises that say
+ * LAUNCH_TODO report TODO. */
+static int mode_test(const chapter *ch, const run_args *a, const gpu_report *g,
+                     const shape *shapes, int nshapes) {
+    bool failed = false;
+    char err[ERR_LEN];
+    for (int si = 0; si < nshapes; si++) {
+        const shape *s = &shapes[si];
+        char label[64];
+        shape_label(ch, s, label, sizeof label);
+        if (ch->setup(s, g, a->seed, err, sizeof err)) {
+            printf("TEST FAIL %s setup %s %s\n", ch->name, label, err);
+            return EXIT_KERNEL_FAILED;
+        }
+        for (int i = 0; i < ch->nrows; i++) {
+            const row_entry *r = &ch->rows[i];
+            for (int ex = 0; ex < 2; ex++) {
+                if (ex && !r->ex_launch) continue;
+                if (!selected(a, r, ex)) continue;
+                char name[128];
+                row_name(r, ex, name, sizeof name);
+                row_result res = run_row(ch, r, ex, s, g, a, false);
+                const char *word = res.status == ST_OK     ? "PASS"
+                                   : res.status == ST_FAIL ? "FAIL"
+                                   : res.status == ST_TODO ? "TODO"
+                                                           : "SKIP";
+                if (res.status == ST_FAIL) failed = true;
+                char d[ERR_LEN] = "";
+                if (res.status == ST_OK && res.checked)
+                    snprintf(d, sizeof d, "rel L2 %.1e", res.m.rel_l2);
+                else if (res.status == ST_SKIP)
+                    snprintf(d, sizeof d, "%s%s%s", res.text, res.detail[0] ? ": " : "",
+                             res.detail);
+                else
+                    snprintf(d, sizeof d, "%s", res.detail);
+                printf("TEST %s %s %s %s %s\n", word, ch->name, name, label, d);
+                fflush(stdout);
+            }
+        }
+        ch->teardown();
+    }
+    return failed ? EXIT_KERNEL_FAILED : EXIT_ALL_OK;
+}
+
+int run_chapter(const chapter *ch, int argc, char **argv) {
+    run_args a;
+    char err[2048];
+    int rc = args_parse(&a, argc, argv, ch->ndims, ch->dim_names, ch->dim_help, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", ch->name, err);
+        return rc;
+    }
+    if (a.mode == MODE_HELP) {
+        print_usage(stdout, argv[0], ch->summary, &a);
+        return EXIT_ALL_OK;
+    }
+    if (a.mode == MODE_LIST) {
+        for (int i = 0; i < ch->nrows; i++) {
+            const row_entry *r = &ch->rows[i];
+            const char *role = r->role == ROLE_STAGE ? "stage" : r->role == ROLE_LIBRARY ? "library" : "ceiling";
+            printf("%-22s %-8s %-7s %s\n", r->info.name, role,
+                   r->info.arch == ARCH_SM90A ? "sm_90a" : r->info.arch == ARCH_SM80 ? "sm_80" : "any",
+                   r->info.description);
+        }
+        for (int i = 0; i < ch->nrows; i++) {
+            const row_entry *r = &ch->rows[i];
+            char ex[128];
+            if (r->ex_launch)
+                printf("%-22s %-8s %-7s your version of %s\n", exercise_name(r->info.name, ex, sizeof ex),
+                       "exercise", r->info.arch == ARCH_SM90A ? "sm_90a" : "any", r->info.name);
+        }
+        return EXIT_ALL_OK;
+    }
+    if (a.mode == MODE_SASS_SPEC) {
+        for (int i = 0; i < ch->nrows; i++)
+            if (ch->rows[i].role == ROLE_STAGE && ch->rows[i].info.sass_symbol)
+                print_sass_spec(stdout, ch->name, &ch->rows[i].info);
+        return EXIT_ALL_OK;
+    }
+    const char *names[256];
+    int nnames = 0;
+    bool any_ex = false;
+    for (int i = 0; i < ch->nrows && nnames < 256; i++) {
+        names[nnames++] = ch->rows[i].info.name;
+        any_ex |= ch->rows[i].ex_launch != NULL;
+    }
+    rc = args_check_kernels(&a, names, nnames, any_ex, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", ch->name, err);
+        return rc;
+    }
+
+    shape shapes[MAX_SHAPES];
+    int nshapes = 0;
+    if (a.mode == MODE_TEST || a.mode == MODE_CHECK) {
+        nshapes = a.quick ? ch->nquick_shapes : ch->ntest_shapes;
+        if (any_size_given(ch, &a)) {
+            if ((rc = shapes_from_args(ch, &a, shapes, &nshapes, err, sizeof err))) {
+                fprintf(stderr, "%s: %s\n", ch->name, err);
+                return rc;
+            }
+        } else {
+            memcpy(shapes, ch->test_shapes, sizeof(shape) * (size_t)nshapes);
+        }
+    } else if (a.mode == MODE_BENCH && !any_size_given(ch, &a)) {
+        nshapes = ch->nbench_shapes;
+        memcpy(shapes, ch->bench_shapes, sizeof(shape) * (size_t)nshapes);
+    } else if ((rc = shapes_from_args(ch, &a, shapes, &nshapes, err, sizeof err))) {
+        fprintf(stderr, "%s: %s\n", ch->name, err);
+        return rc;
+    }
+
+    gpu_report g;
+    rc = gpu_open(&g, err, sizeof err);
+    if (rc) {
+        if (a.mode == MODE_TEST) {
+            /* Every test that would have run is reported as skipped, never as passed. */
+            for (int si = 0; si < nshapes; si++) {
+                char label[64];
+                shape_label(ch, &shapes[si], label, sizeof label);
+                for (int i = 0; i < ch->nrows; i++)
+                    for (int ex = 0; ex < 2; ex++) {
+                        const row_entry *r = &ch->rows[i];
+                        if ((ex && !r->ex_launch) || !selected(&a, r, ex)) continue;
+                        char name[128];
+                        printf("TEST SKIP %s %s %s no GPU\n", ch->name,
+                               row_name(r, ex, name, sizeof name), label);
+                    }
+            }
+        }
+        fprintf(stderr, "%s: %s\n", ch->name, err);
+        return rc;
+    }
+    if (a.mode != MODE_TEST) {
+        gpu_print_header(&g, stdout, a.format);
+        print_problem(ch, &a, stdout, a.format);
+        if (a.format != FORMAT_CSV) printf("\n");
+    }
+    switch (a.mode) {
+    case MODE_CHECK: rc = mode_check(ch, &a, &g, shapes, nshapes); break;
+    case MODE_TEST: rc = mode_test(ch, &a, &g, shapes, nshapes); break;
+    default: rc = mode_run(ch, &a, &g, shapes, nshapes); break;
+    }
+    l2_flush_free();
+    return rc;
+}

@@ -1,0 +1,90 @@
+/* The chapter runner: everything a chapter driver does that is not about its own problem.
+ *
+ * A chapter describes its problem (sizes, inputs, reference check, bytes or flops) and its
+ * table of kernels in a `chapter` struct, and calls run_chapter() from main(). The runner
+ * parses the arguments, opens the GPU, walks the table for each shape, checks and times each
+ * row, prints the header and the table, and returns the exit code (0/1/2/3, DESIGN.md). */
+#ifndef RUNNER_H
+#define RUNNER_H
+
+#include "gpu.h"
+#include "harness.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MAX_DIMS MAX_SIZE_OPTIONS
+
+/* One problem size: the chapter's size options in order, e.g. {n} or {m, n, k}. */
+typedef struct {
+    long d[MAX_DIMS];
+} shape;
+
+typedef enum {
+    ROLE_STAGE,   /* a reference stage in kernels/; has an exercise twin when `exercise` is set */
+    ROLE_LIBRARY, /* the vendor library (cuBLAS, CUB): the ratio column's denominator */
+    ROLE_CEILING  /* a physical ceiling (cudaMemcpy): the percent column's denominator */
+} row_role;
+
+/* A launcher of any signature: each chapter casts it back to its own launcher type. */
+typedef void (*any_fn)(void);
+
+/* One row of a chapter's table. `launch` and `ex_launch` point to the chapter's own launcher
+ * type; only the chapter's callbacks call them. */
+typedef struct {
+    kernel_info info;
+    row_role role;
+    int variant;             /* chapter-defined: which operation / data type this row computes */
+    any_fn launch;           /* the stage's launcher (or the library call) */
+    any_fn ex_launch;        /* the exercise's launcher, NULL if the stage has no exercise */
+    const char *ceiling;     /* name of the row this row's percent column divides by, or NULL */
+    const char *library;     /* name of the row this row's ratio column divides by, or NULL */
+} row_entry;
+
+typedef enum { UNIT_GBPS, UNIT_TFLOPS } throughput_unit;
+
+typedef struct chapter {
+    const char *name;      /* "01_elementwise": names the binary, TEST lines and results */
+    const char *summary;   /* one paragraph for --help */
+    int ndims;
+    const char *dim_names[MAX_DIMS]; /* the size options: "n", or "m", "n", "k" */
+    const char *dim_help[MAX_DIMS];
+    shape default_shape;
+    const shape *test_shapes;
+    int ntest_shapes;
+    int nquick_shapes;     /* the first nquick test shapes are small enough for --quick */
+    const shape *bench_shapes;
+    int nbench_shapes;
+    throughput_unit unit;
+    const char *ceiling_col;   /* heading of the percent column, e.g. "% memcpy", or NULL */
+    const char *library_col;   /* heading of the ratio column, e.g. "x cuBLAS", or NULL */
+    bool flush_l2;             /* flush the L2 before every timed launch */
+    const row_entry *rows;
+    int nrows;
+
+    /* Allocate and fill what the shape needs. Return 0, or EXIT_BAD_USAGE with a message in
+     * err when the shape does not fit in GPU memory. */
+    int (*setup)(const shape *s, const gpu_report *g, uint64_t seed, char *err, size_t errlen);
+    void (*teardown)(void);
+    /* Can this row compute this shape? If not, write why (e.g. "M % 128 != 0") into why. */
+    bool (*supports)(const row_entry *r, const shape *s, char *why, size_t len);
+    /* Called before a checked launch: fill this row's inputs if needed and poison its output. */
+    void (*prepare)(const row_entry *r, const shape *s);
+    /* Launch the row (exercise = the ex_ twin). Returns LAUNCH_OK or LAUNCH_TODO. */
+    int (*launch)(const row_entry *r, bool exercise, const shape *s, cudaStream_t stream);
+    /* Compare the row's output with the reference. Returns false when the row has nothing to
+     * check (a ceiling row); otherwise fills m and *max_rel_l2 with the bound that applies. */
+    bool (*check)(const row_entry *r, const shape *s, error_metrics *m, double *max_rel_l2);
+    /* Bytes moved (UNIT_GBPS) or floating-point operations (UNIT_TFLOPS) of one launch. */
+    double (*work)(const row_entry *r, const shape *s);
+    /* Optional: a short label for the row's data type, e.g. "fp16", shown in its own column. */
+    const char *(*dtype)(const row_entry *r);
+} chapter;
+
+int run_chapter(const chapter *ch, int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

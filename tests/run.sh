@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# The test driver behind `make test` (DESIGN.md, "Tests"). make has already built every chapter
+# with warnings as errors. This script runs, in order:
+#   1. the host unit tests of the harness (build/bin/test_harness);
+#   2. the command-line contract of every chapter binary (exit codes 0/2/3, messages);
+#   3. the SASS checks: each stage's must / must-not opcodes, read with cuobjdump;
+#   4. on a GPU: every kernel at the test shapes (--test), the exercises built with the
+#      reference stages substituted (NN_topic.solved: all must PASS), and the shipped
+#      skeletons (must report TODO, or PASS once you have written them).
+# Without a GPU the tests of step 4 are counted as skipped, never as passed.
+# The last line is "N passed, N failed, N skipped"; the exit status is 1 if any test failed.
+set -u
+BUILD=${BUILD:-build}
+LOG=$BUILD/test.log
+mkdir -p "$BUILD"
+: >"$LOG"
+passed=0 failed=0 skipped=0
+
+result() { # PASS|FAIL|SKIP description
+    echo "$1 $2" >>"$LOG"
+    case $1 in
+    PASS) passed=$((passed + 1)) ;;
+    FAIL) failed=$((failed + 1)); echo "  FAIL $2" ;;
+    SKIP) skipped=$((skipped + 1)) ;;
+    esac
+}
+
+section() { echo "== $1"; echo "== $1" >>"$LOG"; }
+
+# ---- 1. unit tests ----------------------------------------------------------------------------
+section "harness unit tests"
+if [ -x "$BUILD/bin/test_harness" ]; then
+    while read -r word rest; do
+        case $word in PASS | FAIL) result "$word" "unit: $rest" ;; esac
+    done < <("$BUILD/bin/test_harness")
+else
+    result FAIL "unit: $BUILD/bin/test_harness was not built"
+fi
+
+# ---- 2. command-line contract ----------------------------------------------------------------
+expect_exit() { # want description command...
+    local want=$1 what=$2
+    shift 2
+    local out rc
+    out=$("$@" 2>&1)
+    rc=$?
+    if [ "$rc" = "$want" ]; then result PASS "cli: $what"
+    else result FAIL "cli: $what: exit $rc, want $want: $(echo "$out" | tail -n 2 | tr '\n' ' ')"; fi
+}
+
+section "command line"
+gpu_present=0
+for ch in "$@"; do
+    bin=$BUILD/bin/$ch
+    expect_exit 0 "$ch --help" "$bin" --help
+    expect_exit 0 "$ch --list" "$bin" --list
+    expect_exit 2 "$ch unknown option" "$bin" --no-such-option
+    expect_exit 2 "$ch unknown kernel" "$bin" --kernel no_such_kernel
+    dim=$("$bin" --help | awk '/^sizes/ { getline; print $1; exit }')
+    expect_exit 2 "$ch zero size" "$bin" "$dim" 0
+    expect_exit 2 "$ch negative size" "$bin" "$dim" -4
+    expect_exit 2 "$ch non-numeric size" "$bin" "$dim" lots
+    # A size far beyond any GPU's memory: bad usage (2) with a GPU, no GPU (3) without one.
+    out=$("$bin" "$dim" 2^40 --iters 1 2>&1); rc=$?
+    if [ $rc = 3 ]; then
+        result PASS "cli: $ch without a GPU exits 3"
+    elif [ $rc = 2 ] && echo "$out" | grep -q "GPU memory"; then
+        gpu_present=1
+        result PASS "cli: $ch size beyond GPU memory exits 2"
+    else
+        result FAIL "cli: $ch huge size: exit $rc: $(echo "$out" | tail -n 1)"
+    fi
+    out=$("$bin" --kernel no_such_kernel 2>&1)
+    first=$("$bin" --list | awk 'NR == 1 { print $1 }')
+    if echo "$out" | grep -q "$first"; then result PASS "cli: $ch unknown kernel message lists the kernels"
+    else result FAIL "cli: $ch unknown kernel message does not list the kernels: $out"; fi
+done
+
+# ---- 3. SASS --------------------------------------------------------------------------------
+section "SASS"
+find_cuobjdump() {
+    command -v cuobjdump 2>/dev/null && return
+    local d
+    for d in "${CUDA_HOME:-/usr/local/cuda}/bin" \
+        $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, "cu13", "bin") for p in nvidia.__path__))' 2>/dev/null); do
+        if [ -x "$d/cuobjdump" ]; then echo "$d/cuobjdump"; return; fi
+    done
+}
+CUOBJDUMP=$(find_cuobjdump)
+if [ -n "$CUOBJDUMP" ]; then
+    export PATH="$(dirname "$CUOBJDUMP"):$PATH"  # cuobjdump -sass runs nvdisasm from beside it
+fi
+for ch in "$@"; do
+    bin=$BUILD/bin/$ch
+    spec=$("$bin" --sass-spec)
+    [ -n "$spec" ] || continue
+    if [ -z "$CUOBJDUMP" ] || ! "$CUOBJDUMP" -sass "$bin" >"$BUILD/$ch.sass" 2>"$BUILD/$ch.sass.err"; then
+        why="cuobjdump not found (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)"
+        [ -n "$CUOBJDUMP" ] && why="cuobjdump failed: $(head -n 1 "$BUILD/$ch.sass.err")"
+        while IFS=$'\t' read -r _ name _; do result SKIP "sass: $ch $name: $why"; done <<<"$spec"
+        continue
+    fi
+    # One line per instruction: arch, function, opcode (predicate stripped).
+    awk '/^[ \t]*arch = / { arch = $3 }
+         /Function : / { fn = $3 }
+         /^[ \t]*\/\*[0-9a-f]+\*\// {
+             line = $0; sub(/^[ \t]*\/\*[0-9a-f]+\*\/[ \t]*/, "", line)
+             sub(/^@!?U?P[T0-9]+[ \t]+/, "", line)
+             split(line, tok, /[ \t;]+/); print arch, fn, tok[1] }' \
+        "$BUILD/$ch.sass" >"$BUILD/$ch.ops"
+    while IFS=$'\t' read -r _ name arch symbol must must_not; do
+        archs=$(awk -v s="$symbol" 'index($2, s) { print $1 }' "$BUILD/$ch.ops" | sort -u)
+        [ "$arch" = "all" ] || archs=$(echo "$archs" | grep -x "$arch")
+        if [ -z "$archs" ]; then result FAIL "sass: $ch $name: no function matching '$symbol' ($arch)"; continue; fi
+        for a in $archs; do
+            ops=$(awk -v s="$symbol" -v a="$a" '$1 == a && index($2, s) { print $3 }' "$BUILD/$ch.ops" | sort -u)
+            bad=""
+            for op in $must; do
+                [ "$op" = "-" ] && continue
+                echo "$ops" | grep -qE "^${op//./\\.}(\\.|\$)" || bad="$bad missing $op;"
+            done
+            for op in $must_not; do
+                [ "$op" = "-" ] && continue
+                echo "$ops" | grep -qE "^${op//./\\.}(\\.|\$)" && bad="$bad has $op;"
+            done
+            if [ -z "$bad" ]; then result PASS "sass: $ch $name $a"
+            else result FAIL "sass: $ch $name $a:$bad"; fi
+        done
+    done <<<"$spec"
+done
+
+# ---- 4. on the GPU --------------------------------------------------------------------------
+section "kernels at the test shapes"
+gpu_tests() { # mode-label binary args...: reads TEST lines
+    local label=$1
+    shift
+    local word chapter name shape rest
+    while read -r tag word chapter name shape rest; do
+        [ "$tag" = TEST ] || continue
+        local what="gpu: $chapter $name $shape${rest:+ ($rest)}"
+        case "$label:$word:$name" in
+        *:SKIP:*) result SKIP "$what" ;;
+        *:PASS:*) result PASS "$what" ;;
+        skeleton:TODO:ex_*) result PASS "$what reports TODO" ;;
+        solved:TODO:*) result FAIL "$what: the substituted stage reported TODO" ;;
+        *) result FAIL "$what" ;;
+        esac
+    done < <("$@" 2>>"$LOG")
+}
+for ch in "$@"; do
+    bin=$BUILD/bin/$ch
+    gpu_tests skeleton "$bin" --test
+    if [ -x "$bin.solved" ]; then
+        exercises=$("$bin" --list | awk '$2 == "exercise" { printf "--kernel %s ", $1 }')
+        if [ -n "$exercises" ]; then
+            if [ $gpu_present = 1 ]; then
+                gpu_tests solved "$bin.solved" --test $exercises
+            else
+                n=$("$bin" --test $exercises 2>/dev/null | grep -c '^TEST')
+                for _ in $(seq 1 "$n"); do result SKIP "gpu: $ch solved exercises: no GPU"; done
+            fi
+        fi
+    fi
+done
+[ $gpu_present = 1 ] || echo "  no GPU: the kernel tests were skipped, not run"
+
+echo "(details: $LOG)"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
