@@ -60,13 +60,15 @@ $(BUILD)/common/gpu.o: common/gpu.cu
 	$(NVCC) $(NVCCFLAGS) $(call gencode,$(ARCHS_mma)) -c $< -o $@
 
 # ---- chapters ------------------------------------------------------------------------------------
-# Each chapter: driver.c (C11) + kernels/*.cu (the stages) + exercises/*.cu (the skeletons).
+# Each chapter: driver.c (C11) + kernels/*.cu (the stages) + exercises/*.cu (the skeletons),
+# plus any NN_topic/*.cu beside the driver (library calls that need C++, such as CUB).
 # NN_topic.solved links each stage a second time, compiled with -DSTAGE_AS_EXERCISE, in place
 # of the exercises: make test runs it to prove the exercise plumbing accepts a right answer.
 define chapter_rules
 $(1)_KERNEL_SRC   := $$(sort $$(wildcard $(1)/kernels/*.cu))
 $(1)_EXERCISE_SRC := $$(sort $$(wildcard $(1)/exercises/*.cu))
-$(1)_KERNEL_OBJS  := $$($(1)_KERNEL_SRC:$(1)/%.cu=$(BUILD)/$(1)/%.o)
+$(1)_KERNEL_OBJS  := $$($(1)_KERNEL_SRC:$(1)/%.cu=$(BUILD)/$(1)/%.o) \
+                     $$(patsubst $(1)/%.cu,$(BUILD)/$(1)/%.o,$$(wildcard $(1)/*.cu))
 $(1)_OBJS   := $(BUILD)/$(1)/driver.o $$($(1)_KERNEL_OBJS) $$($(1)_EXERCISE_SRC:$(1)/%.cu=$(BUILD)/$(1)/%.o)
 $(1)_SOLVED := $(BUILD)/$(1)/driver.o $$($(1)_KERNEL_OBJS) $$($(1)_KERNEL_SRC:$(1)/kernels/%.cu=$(BUILD)/$(1)/solved/%.o)
 

@@ -1,0 +1,57 @@
+/* Warp and block reductions, shared by every chapter that reduces (02_reduce, 03_softmax,
+ * 08_flash_attn). Device code only; include from .cu files. */
+#ifndef REDUCE_CUH
+#define REDUCE_CUH
+
+#include <cuda_runtime.h>
+
+#define FULL_MASK 0xffffffffu
+
+/* Butterfly (xor) shuffles: after log2(32) steps every lane holds the warp's result, which
+ * is what softmax needs (every lane rescales its own elements). SASS: SHFL.BFLY. */
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(FULL_MASK, v, offset);
+    return v;
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, offset));
+    return v;
+}
+
+__device__ __forceinline__ double warp_sum_f64(double v) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(FULL_MASK, v, offset);
+    return v;
+}
+
+/* Block-wide reductions: each warp reduces, warp leaders meet in shared memory, the first warp
+ * reduces those, and the result is broadcast to every thread. `scratch` needs one float per
+ * warp (32 floats covers any block). Every thread of the block must call it; it contains
+ * __syncthreads, so it may be called again right after it returns. */
+__device__ __forceinline__ float block_sum(float v, float *scratch) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int nwarps = (blockDim.x + 31) >> 5;
+    v = warp_sum(v);
+    __syncthreads(); /* scratch may still be read by a previous call */
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    v = lane < nwarps ? scratch[lane] : 0.0f;
+    return warp_sum(v);
+}
+
+__device__ __forceinline__ float block_max(float v, float *scratch) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int nwarps = (blockDim.x + 31) >> 5;
+    v = warp_max(v);
+    __syncthreads();
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    v = lane < nwarps ? scratch[lane] : -INFINITY;
+    return warp_max(v);
+}
+
+#endif
