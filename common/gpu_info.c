@@ -1,29 +1,31 @@
 /* Opening the GPU and the header every table starts with. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <string.h>
 
 #include "gpu.h"
 
 static void read_driver_version(char *buf, size_t len, int api_version) {
-    /* The kernel module's version (e.g. 580.159.04) says more than the API level. */
+    /* The kernel module's version (e.g. 580.159.04) says more than the API level. Its line reads
+     * "NVRM version: NVIDIA UNIX [Open ]Kernel Module [for x86_64]  580.159.04  Release Build ...":
+     * take the first word made of digits and dots. */
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
     if (f) {
         char line[512];
+        bool found = false;
         if (fgets(line, sizeof line, f)) {
-            /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." */
-            char *p = strstr(line, "Module");
-            if (p) {
-                p += strlen("Module");
-                while (*p == ' ') p++;
-                size_t n = strcspn(p, " \n");
-                if (n > 0 && n < len) {
-                    memcpy(buf, p, n);
-                    buf[n] = 0;
-                    fclose(f);
-                    return;
+            char *save = NULL;
+            for (char *w = strtok_r(line, " \t\n", &save); w && !found;
+                 w = strtok_r(NULL, " \t\n", &save)) {
+                size_t n = strspn(w, "0123456789.");
+                if (n == strlen(w) && strchr(w, '.') && isdigit((unsigned char)w[0]) && n < len) {
+                    snprintf(buf, len, "%s", w);
+                    found = true;
                 }
             }
         }
         fclose(f);
+        if (found) return;
     }
     snprintf(buf, len, "API %d.%d", api_version / 1000, (api_version % 1000) / 10);
 }

@@ -262,8 +262,8 @@ static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, c
                 bool want = selected(a, r, exercise) ||
                             (pass == 0 && a->nkernels > 0); /* baselines always run */
                 if (!want) continue;
-                char name[128];
-                row_name(r, exercise, name, sizeof name);
+                char buf[128];
+                const char *name = row_name(r, exercise, buf, sizeof buf);
                 row_result res = run_row(ch, r, exercise, s, g, a, true);
                 if (res.status == ST_FAIL) failed = true;
                 char c_time[32] = "-", c_tp[32] = "-", c_ceil[32] = "-", c_lib[32] = "-",
@@ -411,8 +411,8 @@ static int mode_test(const chapter *ch, const run_args *a, const gpu_report *g,
             for (int ex = 0; ex < 2; ex++) {
                 if (ex && !r->ex_launch) continue;
                 if (!selected(a, r, ex)) continue;
-                char name[128];
-                row_name(r, ex, name, sizeof name);
+                char buf[128];
+                const char *name = row_name(r, ex, buf, sizeof buf);
                 row_result res = run_row(ch, r, ex, s, g, a, false);
                 const char *word = res.status == ST_OK     ? "PASS"
                                    : res.status == ST_FAIL ? "FAIL"

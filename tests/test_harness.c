@@ -103,7 +103,7 @@ static void test_parse_size(void) {
 }
 
 static int parse(run_args *a, const char *line, int nsizes, const char *const *names, char *err) {
-    char buf[512];
+    static char buf[512]; /* run_args keeps pointers into argv, so it must outlive the call */
     snprintf(buf, sizeof buf, "prog %s", line);
     char *argv[32];
     int argc = 0;
