@@ -19,6 +19,10 @@
 #define STAGE(name) name
 #endif
 
+/* 128-bit accesses need 16-byte aligned addresses: cudaMalloc gives 256, a pointer into the
+ * middle of an array may not. */
+static inline bool aligned16(const void *p) { return ((unsigned long long)p & 15) == 0; }
+
 /* Blocks needed to cover n items with `per_block` items per block. */
 static inline unsigned int blocks_for(long n, long per_block) {
     return (unsigned int)((n + per_block - 1) / per_block);

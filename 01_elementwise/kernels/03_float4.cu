@@ -9,8 +9,6 @@
  * n need not be a multiple of 4. So: the aligned body runs on float4, the last n % 4 elements
  * run on floats, and a misaligned pointer sends everything down the scalar path rather than
  * giving a wrong answer. */
-#include <stdint.h>
-
 #include "stage.h"
 #include "elementwise.h"
 
@@ -26,8 +24,6 @@ static __global__ void add_f32_float4_kernel(const float *a, const float *b, flo
     }
     for (long i = 4 * nvec + tid; i < n; i += stride) c[i] = a[i] + b[i];
 }
-
-static bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 extern "C" int STAGE(add_f32_float4)(const float *a, const float *b, float *c, long n,
                                      cudaStream_t stream) {

@@ -8,8 +8,6 @@
  * __half kernel would issue 2-byte accesses, eight times as many memory instructions as this
  * one for the same bytes. The 16-byte access needs the same care as stage 3: 16-byte aligned
  * pointers, and a scalar tail for the last n % 8 elements. */
-#include <stdint.h>
-
 #include "stage.h"
 #include "elementwise.h"
 
@@ -53,8 +51,6 @@ static __global__ void add_bf16_pack8_kernel(const __nv_bfloat16 *a, const __nv_
     }
     for (long i = 8 * npack + tid; i < n; i += stride) c[i] = __hadd(a[i], b[i]);
 }
-
-static bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 extern "C" int STAGE(add_f16_pack8)(const f16_t *a, const f16_t *b, f16_t *c, long n,
                                     cudaStream_t stream) {

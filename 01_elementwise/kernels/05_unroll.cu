@@ -14,8 +14,6 @@
  * One kernel serves the three element types: it moves raw 16-byte packs and calls the pack's
  * add, chosen at compile time. In the SASS, look for UNROLL LDG.E.128 in a row before the
  * first FADD / HADD2. */
-#include <stdint.h>
-
 #include "stage.h"
 #include "elementwise.h"
 
@@ -82,8 +80,6 @@ static __global__ void __launch_bounds__(THREADS)
     for (long i = nchunks * chunk + tid; i < npack; i += stride) c[i] = add_pack<KIND>(a[i], b[i]);
     for (long i = npack * per_pack + tid; i < n; i += stride) add_one<KIND>(a, b, c, i);
 }
-
-static bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 template <int KIND>
 static void launch_unroll(const void *a, const void *b, void *c, long n, int elem_bytes,

@@ -10,8 +10,6 @@
  * intermediate never touches DRAM: the bytes you do not move are the only speed-up left to a
  * kernel that already runs at the bandwidth ceiling. This is why frameworks fuse chains of
  * elementwise operations, and why later chapters fuse softmax into attention. */
-#include <stdint.h>
-
 #include "stage.h"
 #include "elementwise.h"
 
@@ -58,8 +56,6 @@ static __global__ void __launch_bounds__(THREADS)
     for (long i = tid; i < nvec; i += stride) c[i] = relu4(c[i]);
     for (long i = 4 * nvec + tid; i < n; i += stride) cs[i] = fmaxf(cs[i], 0.f);
 }
-
-static bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 extern "C" int STAGE(relu_add_unfused)(const float *a, const float *b, float *c, long n,
                                        cudaStream_t stream) {
