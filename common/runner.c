@@ -175,11 +175,14 @@ static row_result run_row(const chapter *ch, const row_entry *r, bool exercise, 
             fprintf(stderr, "out of host memory\n");
             exit(EXIT_KERNEL_FAILED);
         }
-        rc = time_launches(launch_thunk, &ctx, a->warmup, a->iters, ch->flush_l2, ms, err,
+        int count = 0;
+        rc = time_launches(launch_thunk, &ctx, a->warmup, a->iters, ch->flush_l2, ms, &count, err,
                            sizeof err);
         if (rc == LAUNCH_OK) {
-            res.t = stats_compute(ms, a->iters);
+            res.t = stats_compute(ms, count);
             res.timed = true;
+            if (count < a->iters)
+                snprintf(res.detail, sizeof res.detail, "slow: median of %d launches", count);
         } else {
             res.status = ST_FAIL;
             snprintf(res.text, sizeof res.text, "FAIL");
@@ -461,7 +464,9 @@ int run_chapter(const chapter *ch, int argc, char **argv) {
             char ex[128];
             if (r->ex_launch)
                 printf("%-22s %-8s %-7s your version of %s\n", exercise_name(r->info.name, ex, sizeof ex),
-                       "exercise", r->info.arch == ARCH_SM90A ? "sm_90a" : "any", r->info.name);
+                       "exercise",
+                       r->info.arch == ARCH_SM90A ? "sm_90a" : r->info.arch == ARCH_SM80 ? "sm_80" : "any",
+                       r->info.name);
         }
         return EXIT_ALL_OK;
     }

@@ -3,6 +3,12 @@
 
 #include "gpu.h"
 
+/* Kernels slower than SLOW_MS per launch get about SLOW_BUDGET_MS of timed launches, and at
+ * least MIN_SLOW_ITERS; the table says how many each row got when it is fewer than --iters. */
+#define SLOW_MS 50.0f
+#define SLOW_BUDGET_MS 1500.0f
+#define MIN_SLOW_ITERS 3
+
 static cudaEvent_t ev_start[2], ev_stop[2];
 static cudaStream_t stream;
 static bool ready;
@@ -38,13 +44,25 @@ int run_once(launch_fn launch, void *ctx, char *err, size_t errlen) {
 }
 
 int time_launches(launch_fn launch, void *ctx, int warmup, int iters, bool flush_l2,
-                  float *ms_out, char *err, size_t errlen) {
+                  float *ms_out, int *count_out, char *err, size_t errlen) {
     timing_init();
+    *count_out = 0;
+    /* The first warm-up launch is timed too: a kernel slower than SLOW_MS per launch (a naive
+     * GEMM at 8192^3) is timed fewer times, so that a sweep stays within minutes. */
+    float first_ms = 0;
     for (int i = 0; i < warmup; i++) {
+        if (i == 0) CUDA_CHECK(cudaEventRecord(ev_start[0], stream));
         if (launch(ctx, stream) == LAUNCH_TODO) return LAUNCH_TODO;
+        if (i == 0) CUDA_CHECK(cudaEventRecord(ev_stop[0], stream));
         if (launch_error(err, errlen, false)) return -1;
     }
     if (launch_error(err, errlen, true)) return -1;
+    if (warmup > 0) CUDA_CHECK(cudaEventElapsedTime(&first_ms, ev_start[0], ev_stop[0]));
+    if (first_ms > SLOW_MS) {
+        int fit = (int)(SLOW_BUDGET_MS / first_ms);
+        if (fit < MIN_SLOW_ITERS) fit = MIN_SLOW_ITERS;
+        if (fit < iters) iters = fit;
+    }
     /* Two event pairs alternate so that the host reads pair i while pair i+1 is queued:
      * the GPU never waits for the host between launches. */
     for (int i = 0; i < iters; i++) {
@@ -64,6 +82,7 @@ int time_launches(launch_fn launch, void *ctx, int warmup, int iters, bool flush
         int p = i & 1;
         CUDA_CHECK(cudaEventElapsedTime(&ms_out[i], ev_start[p], ev_stop[p]));
     }
+    *count_out = iters;
     return LAUNCH_OK;
 }
 

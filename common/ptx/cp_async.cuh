@@ -4,6 +4,7 @@
  *   cp_async_16(smem, gmem)        one 16-byte copy (both addresses 16-byte aligned)
  *   cp_async_16_zfill(smem, gmem, bytes)  copies `bytes` (0..16) and fills the rest with zeros:
  *                                  how tiles at the matrix edge load without reading past it
+ *   cp_async_4(smem, gmem), cp_async_4_zfill(smem, gmem, bytes)   the same for 4 bytes
  *   cp_async_commit()              closes the group of copies issued so far
  *   cp_async_wait<N>()             waits until at most N groups are still in flight
  * A __syncthreads() after the wait makes the other threads' copies visible. */
@@ -32,6 +33,12 @@ __device__ __forceinline__ void cp_async_4(void *smem, const void *gmem) {
 }
 
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+/* 4-byte copy of `bytes` (0 or 4), zero-filling the rest: fp32 tiles at the matrix edge. */
+__device__ __forceinline__ void cp_async_4_zfill(void *smem, const void *gmem, int bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_addr(smem)),
+                 "l"(gmem), "r"(bytes));
+}
 
 template <int N> __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));

@@ -26,18 +26,18 @@
 __device__ __forceinline__ void mma_m16n8k16_f32(float d[4], const unsigned a[4],
                                                  const unsigned b[2]) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 /* d = a * b + d, fp16 inputs, fp16 accumulators (d[2], each two halves). */
 __device__ __forceinline__ void mma_m16n8k16_f16(unsigned d[2], const unsigned a[4],
                                                  const unsigned b[2]) {
     asm("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
-                 "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
-                 : "+r"(d[0]), "+r"(d[1])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+        "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
+        : "+r"(d[0]), "+r"(d[1])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 #endif

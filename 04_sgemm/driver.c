@@ -1,0 +1,292 @@
+/* Chapter 04 driver: C = alpha * A * B + beta * C in fp32 on the CUDA cores, row-major,
+ * A m x k, B k x n, C m x n.
+ *
+ * The problem: 2 * m * n * k floating-point operations (one FFMA is two) on (mk + kn + 2mn) * 4
+ * bytes; at 4096^3 that is 137 GFLOP on 256 MiB, 512 flops per byte, so the floor is the FFMA
+ * peak, not memory: the work column is 2mnk and the ratio column divides by cublasSgemm timed in
+ * the same run.
+ *
+ * The check: A, B and the initial C are uniform random in [-1, 1) (three seeds from the printed
+ * one). alpha = 1.5 and beta = -0.75, so a kernel that ignores either, or never reads C, fails.
+ * setup() computes the reference with cublasSgemm into its own buffer, and spot-checks that
+ * reference against an fp64 CPU dot product at 256 sampled entries (corners included); a failed
+ * spot check is reported as a failing check of the cublas row. Before each checked launch,
+ * prepare() restores C from a pristine device copy (C is an input when beta != 0, so it cannot
+ * be poisoned with NaN; an element a kernel never writes keeps its initial value, which differs
+ * from the reference, so it fails all the same). Timed launches re-run on whatever C holds.
+ * Bounds (README, "Correctness"), with u = 2^-24:
+ *   relative L2 error <= 1e-5 * max(1, sqrt(k / 256));
+ *   each element |out - ref| <= 16 u k |alpha| + 4 u |beta| + 1e-5 |ref|. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+
+#include "rng.h"
+#include "runner.h"
+#include "sgemm.h"
+
+typedef int (*sgemm_fn)(int, int, int, float, const float *, const float *, float, float *,
+                        cudaStream_t);
+
+#define ALPHA 1.5f
+#define BETA (-0.75f)
+#define SPOT_SAMPLES 256
+#define NO_SPILLS "LDL STL"
+#define CUBLAS_ROW "cublas"
+
+/* Which shapes a stage computes (the `variant` field of its row). */
+enum { ANY_SHAPE, TILE_128x128x8 };
+
+static int cublas_sgemm(int m, int n, int k, float alpha, const float *a, const float *b,
+                        float beta, float *c, cudaStream_t stream);
+
+#define STAGE_ROW(nm, desc, shapes, fn, sym, must, must_not)                                       \
+    {{nm, desc, ARCH_ANY, sym, must, must_not}, ROLE_STAGE, shapes, (any_fn)fn, (any_fn)ex_##fn,   \
+     NULL, CUBLAS_ROW}
+#define STAGE_ROW_SM80(nm, desc, shapes, fn, sym, must, must_not)                                  \
+    {{nm, desc, ARCH_SM80, sym, must, must_not}, ROLE_STAGE, shapes, (any_fn)fn,                   \
+     (any_fn)ex_##fn, NULL, CUBLAS_ROW}
+
+static const row_entry ROWS[] = {
+    {{CUBLAS_ROW, "cublasSgemm, CUBLAS_DEFAULT_MATH (fp32 FFMA, no TF32): the library", ARCH_ANY,
+      NULL, NULL, NULL},
+     ROLE_LIBRARY, ANY_SHAPE, (any_fn)cublas_sgemm, NULL, NULL, NULL},
+    STAGE_ROW("naive", "one thread per output, warp along rows of C (uncoalesced)", ANY_SHAPE,
+              sgemm_naive, "sgemm_naive_kernel", "LDG.E FFMA", "LDS"),
+    STAGE_ROW("coalesced", "one thread per output, warp along columns (coalesced)", ANY_SHAPE,
+              sgemm_coalesced, "sgemm_coalesced_kernel", "LDG.E FFMA", "LDS"),
+    STAGE_ROW("smem", "32x32 shared-memory tiles, one output per thread", ANY_SHAPE, sgemm_smem,
+              "sgemm_smem_kernel", "LDS STS BAR.SYNC FFMA", NO_SPILLS),
+    STAGE_ROW("tile1d", "64x64 block tile, 8 outputs of a column per thread", ANY_SHAPE,
+              sgemm_tile1d, "sgemm_tile1d_kernel", "LDS FFMA", NO_SPILLS),
+    STAGE_ROW("tile2d", "128x128 block tile, 8x8 register tile per thread", TILE_128x128x8,
+              sgemm_tile2d, "sgemm_tile2d_kernel", "LDS FFMA", NO_SPILLS),
+    STAGE_ROW("vec4", "float4 global loads, A transposed in shared memory, LDS.128",
+              TILE_128x128x8, sgemm_vec4, "sgemm_vec4_kernel", "LDG.E.128 LDS.128 FFMA",
+              NO_SPILLS),
+    STAGE_ROW("noconflict", "padded A tile and strided thread tile: no bank conflicts",
+              TILE_128x128x8, sgemm_noconflict, "sgemm_noconflict_kernel",
+              "LDG.E.128 LDS.128 FFMA", NO_SPILLS),
+    STAGE_ROW("warptile", "block -> warp (64x32) -> thread (8x8) tiling", TILE_128x128x8,
+              sgemm_warptile, "sgemm_warptile_kernel", "LDG.E.128 LDS.128 FFMA", NO_SPILLS),
+    STAGE_ROW_SM80("cp_async", "two shared-memory stages filled by cp.async", TILE_128x128x8,
+                   sgemm_cp_async, "sgemm_cp_async_kernel", "LDGSTS LDS.128 FFMA", NO_SPILLS),
+    STAGE_ROW_SM80("tuned", "3-stage cp.async, fragment double buffering, tiles by size, any shape",
+                   ANY_SHAPE, sgemm_tuned, "sgemm_tuned_kernel", "LDGSTS LDS.128 FFMA",
+                   NO_SPILLS),
+};
+
+/* ---- problem state for the current shape -------------------------------------------------- */
+static struct {
+    int m, n, k;
+    float *a, *b, *c, *c0, *ref;  /* device: inputs, output, pristine C, cuBLAS reference */
+    float *ha, *hb, *hc0, *hout, *href; /* host copies */
+    cublasHandle_t handle;
+    error_metrics spot;           /* cuBLAS's reference against fp64 at the sampled entries */
+    double bound;                 /* relative L2 bound for this k */
+} P;
+
+static int cublas_sgemm(int m, int n, int k, float alpha, const float *a, const float *b,
+                        float beta, float *c, cudaStream_t stream) {
+    /* cuBLAS is column-major. A row-major m x n C is a column-major n x m C^T, and
+     * C^T = B^T A^T: pass B first, with the dimensions swapped, no transposes. */
+    CUBLAS_CHECK(cublasSetStream(P.handle, stream));
+    CUBLAS_CHECK(cublasSgemm(P.handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, n, a, k,
+                             &beta, c, n));
+    return LAUNCH_OK;
+}
+
+static double rel_l2_bound(int k) {
+    return 1e-5 * fmax(1.0, sqrt((double)k / 256.0));
+}
+
+static void tolerances(int k, double *atol, double *rtol) {
+    const double u = 0x1p-24;
+    *atol = 16 * u * k * fabs(ALPHA) + 4 * u * fabs(BETA);
+    *rtol = 1e-5;
+}
+
+/* fp64 value of alpha * (A B)[i][j] + beta * C0[i][j] from the host copies. */
+static double exact_entry(long i, long j) {
+    double sum = 0;
+    for (long t = 0; t < P.k; t++) sum += (double)P.ha[i * P.k + t] * (double)P.hb[t * P.n + j];
+    return (double)ALPHA * sum + (double)BETA * (double)P.hc0[i * P.n + j];
+}
+
+/* Compare `out` (host, m x n) with fp64 at SPOT_SAMPLES entries: the four corners, then entries
+ * drawn from the seed. */
+static void spot_check(const float *out, uint64_t seed, error_metrics *m) {
+    double atol, rtol;
+    tolerances(P.k, &atol, &rtol);
+    metrics_init(m);
+    long rows = P.m, cols = P.n;
+    for (int s = 0; s < SPOT_SAMPLES; s++) {
+        long i, j;
+        if (s < 4) {
+            i = (s & 1) ? rows - 1 : 0;
+            j = (s & 2) ? cols - 1 : 0;
+        } else {
+            i = (long)(rng_mix(seed ^ (2ull * (uint64_t)s)) % (uint64_t)rows);
+            j = (long)(rng_mix(seed ^ (2ull * (uint64_t)s + 1)) % (uint64_t)cols);
+        }
+        metrics_add(m, i * cols + j, out[i * cols + j], exact_entry(i, j), atol, rtol);
+    }
+    metrics_finish(m);
+}
+
+static int setup(const shape *s, const gpu_report *g, uint64_t seed, char *err, size_t len) {
+    const long m = s->d[0], n = s->d[1], k = s->d[2];
+    if (m * k >= (1L << 31) || k * n >= (1L << 31) || m * n >= (1L << 31)) {
+        snprintf(err, len,
+                 "%ldx%ldx%ld: each matrix must have fewer than 2^31 elements (32-bit indices)",
+                 m, n, k);
+        return EXIT_BAD_USAGE;
+    }
+    double need = 4.0 * ((double)m * k + (double)k * n + 3.0 * (double)m * n);
+    if (!gpu_fits(g, need)) {
+        char want[32], have[32];
+        fmt_size(want, sizeof want, need);
+        fmt_size(have, sizeof have, (double)g->free_bytes);
+        snprintf(err, len, "%ldx%ldx%ld needs %s of GPU memory (A, B, C, initial C, reference); "
+                 "%s is free", m, n, k, want, have);
+        return EXIT_BAD_USAGE;
+    }
+    P.m = (int)m, P.n = (int)n, P.k = (int)k;
+    size_t sa = (size_t)m * k * sizeof(float), sb = (size_t)k * n * sizeof(float),
+           sc = (size_t)m * n * sizeof(float);
+    P.a = gpu_alloc(sa), P.b = gpu_alloc(sb), P.c = gpu_alloc(sc), P.c0 = gpu_alloc(sc),
+    P.ref = gpu_alloc(sc);
+    P.ha = malloc(sa), P.hb = malloc(sb), P.hc0 = malloc(sc), P.hout = malloc(sc),
+    P.href = malloc(sc);
+    if (!P.ha || !P.hb || !P.hc0 || !P.hout || !P.href) {
+        snprintf(err, len, "%ldx%ldx%ld: not enough host memory for the reference copies", m, n,
+                 k);
+        return EXIT_BAD_USAGE;
+    }
+    fill_uniform_f32(P.a, m * k, seed, -1, 1, 0);
+    fill_uniform_f32(P.b, k * n, seed + 1, -1, 1, 0);
+    fill_uniform_f32(P.c0, m * n, seed + 2, -1, 1, 0);
+    /* The reference: cuBLAS on the same inputs, in its own buffer, before any row runs. The
+     * handle is created here, so no timed launch pays for it. */
+    CUBLAS_CHECK(cublasCreate(&P.handle));
+    CUBLAS_CHECK(cublasSetMathMode(P.handle, CUBLAS_DEFAULT_MATH));
+    CUDA_CHECK(cudaMemcpy(P.ref, P.c0, sc, cudaMemcpyDeviceToDevice));
+    cublas_sgemm(P.m, P.n, P.k, ALPHA, P.a, P.b, BETA, P.ref, 0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(P.ha, P.a, sa, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(P.hb, P.b, sb, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(P.hc0, P.c0, sc, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(P.href, P.ref, sc, cudaMemcpyDeviceToHost));
+    spot_check(P.href, seed, &P.spot);
+    P.bound = rel_l2_bound(P.k);
+    return 0;
+}
+
+static void teardown(void) {
+    CUBLAS_CHECK(cublasDestroy(P.handle));
+    CUDA_CHECK(cudaFree(P.a));
+    CUDA_CHECK(cudaFree(P.b));
+    CUDA_CHECK(cudaFree(P.c));
+    CUDA_CHECK(cudaFree(P.c0));
+    CUDA_CHECK(cudaFree(P.ref));
+    free(P.ha), free(P.hb), free(P.hc0), free(P.hout), free(P.href);
+    memset(&P, 0, sizeof P);
+}
+
+static bool supports(const row_entry *r, const shape *s, char *why, size_t len) {
+    const long m = s->d[0], n = s->d[1], k = s->d[2];
+    const bool grid_2d = r->role == ROLE_STAGE && r->launch != (any_fn)sgemm_tuned;
+    if (grid_2d && (m > (1L << 20) || n > (1L << 20))) {
+        snprintf(why, len, "m and n must be <= 2^20 (2-D grid limit)");
+        return false;
+    }
+    if (r->variant == TILE_128x128x8 && (m % 128 || n % 128 || k % 8)) {
+        snprintf(why, len, "needs m %% 128 == 0, n %% 128 == 0, k %% 8 == 0 (no edge tiles)");
+        return false;
+    }
+    return true;
+}
+
+static void prepare(const row_entry *r, const shape *s) {
+    (void)r, (void)s;
+    /* C is read (beta != 0): restore its initial values before every checked launch. */
+    CUDA_CHECK(cudaMemcpy(P.c, P.c0, (size_t)P.m * P.n * sizeof(float),
+                          cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+static int launch(const row_entry *r, bool exercise, const shape *s, cudaStream_t st) {
+    (void)s;
+    sgemm_fn fn = (sgemm_fn)(exercise ? r->ex_launch : r->launch);
+    return fn(P.m, P.n, P.k, ALPHA, P.a, P.b, BETA, P.c, st);
+}
+
+static bool check(const row_entry *r, const shape *s, error_metrics *m, double *bound) {
+    (void)s;
+    const long count = (long)P.m * P.n;
+    CUDA_CHECK(cudaMemcpy(P.hout, P.c, (size_t)count * sizeof(float), cudaMemcpyDeviceToHost));
+    double atol, rtol;
+    tolerances(P.k, &atol, &rtol);
+    *bound = P.bound;
+    if (r->role == ROLE_LIBRARY && !metrics_pass(&P.spot, P.bound)) {
+        *m = P.spot; /* the reference itself disagrees with fp64: report that */
+        return true;
+    }
+    metrics_init(m);
+    for (long i = 0; i < count; i++) metrics_add(m, i, P.hout[i], P.href[i], atol, rtol);
+    metrics_finish(m);
+    return true;
+}
+
+static double work(const row_entry *r, const shape *s) {
+    (void)r;
+    return 2.0 * (double)s->d[0] * (double)s->d[1] * (double)s->d[2];
+}
+
+/* The first four are small enough for --quick (compute-sanitizer). */
+static const shape TEST_SHAPES[] = {
+    {{1, 1, 1}},       {{33, 33, 33}},     {{127, 4096, 3}},   {{256, 384, 136}},
+    {{1000, 1000, 1000}}, {{4097, 511, 257}}, {{4096, 4096, 4096}},
+};
+static const shape BENCH_SHAPES[] = {
+    {{128, 128, 128}},    {{256, 256, 256}},    {{512, 512, 512}},    {{1024, 1024, 1024}},
+    {{2048, 2048, 2048}}, {{4096, 4096, 4096}}, {{8192, 8192, 8192}}, {{8192, 1024, 4096}},
+    {{1024, 8192, 4096}}, {{4096, 4096, 1024}}, {{2048, 2048, 8192}}, {{8192, 8192, 512}},
+};
+
+int main(int argc, char **argv) {
+    const chapter ch = {
+        .name = "04_sgemm",
+        .summary = "Chapter 04: C = alpha * A * B + beta * C in fp32 on the CUDA cores\n"
+                   "(row-major, A m x k, B k x n), from a naive kernel to a tuned one, every\n"
+                   "stage checked against cublasSgemm and timed against it in the same run.\n"
+                   "SGEMM_CONFIG=1..6 forces one tile configuration of the tuned stage (README).",
+        .ndims = 3,
+        .dim_names = {"m", "n", "k"},
+        .dim_help = {"rows of A and C (default 4096)", "columns of B and C (default 4096)",
+                     "columns of A, rows of B (default 4096)"},
+        .default_shape = {{4096, 4096, 4096}},
+        .test_shapes = TEST_SHAPES,
+        .ntest_shapes = sizeof TEST_SHAPES / sizeof TEST_SHAPES[0],
+        .nquick_shapes = 4,
+        .bench_shapes = BENCH_SHAPES,
+        .nbench_shapes = sizeof BENCH_SHAPES / sizeof BENCH_SHAPES[0],
+        .unit = UNIT_TFLOPS,
+        .ceiling_col = NULL,
+        .library_col = "x cuBLAS",
+        .flush_l2 = true,
+        .rows = ROWS,
+        .nrows = sizeof ROWS / sizeof ROWS[0],
+        .setup = setup,
+        .teardown = teardown,
+        .supports = supports,
+        .prepare = prepare,
+        .launch = launch,
+        .check = check,
+        .work = work,
+        .dtype = NULL,
+    };
+    return run_chapter(&ch, argc, argv);
+}
