@@ -16,6 +16,10 @@
  * The launch shape follows the width, because the row must fit in the threads' registers:
  *   cols <= 1024:  one warp per row, E = 1, 4, 8, 16 or 32 by width (capacity 32 * E); the
  *                  reductions are warp_max / warp_sum, no barrier; a block holds several rows.
+ *                  Rows of at most 32 elements that are a multiple of 16 bytes get a group of
+ *                  L = 32 / V lanes instead (8 for fp32, 4 for fp16), one 16-byte pack each:
+ *                  one warp then holds 32 / L rows, and every load moves 16 bytes instead of
+ *                  4 or 2. The reductions stay within the group (xor offsets below L).
  *   wider:         one block per row of ceil(cols / E) threads (rounded up to whole warps),
  *                  E = 16 by default; block_max / block_sum.
  * Each (E, V) pair is its own template instance, so v[] is indexed by constants only and stays
@@ -54,19 +58,39 @@ static const regs_config CONFIGS[] = {
  * so that ptxas may use up to 128 registers per thread without spilling. */
 #define MAX_THREADS_V1 512
 
-template <typename T, int E, int V, bool WARP_ROW>
+/* Max and sum over groups of L lanes (L a power of two <= 32): xor offsets below L never
+ * leave the group. L = 32 is warp_max / warp_sum. */
+template <int L> __device__ __forceinline__ float group_max(float v) {
+#pragma unroll
+    for (int offset = L / 2; offset > 0; offset >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, offset));
+    return v;
+}
+
+template <int L> __device__ __forceinline__ float group_sum(float v) {
+#pragma unroll
+    for (int offset = L / 2; offset > 0; offset >>= 1) v += __shfl_xor_sync(FULL_MASK, v, offset);
+    return v;
+}
+
+/* WARP_ROW: a row per group of L lanes (L = 32: a warp per row); else a block per row. */
+template <typename T, int E, int V, bool WARP_ROW, int L = 32>
 static __global__ void __launch_bounds__(V == 1 ? MAX_THREADS_V1 : MAX_THREADS, 1)
     softmax_regs_kernel(const T *__restrict__ x, T *__restrict__ y, long rows, long cols) {
     static_assert(E % V == 0, "a thread holds whole packs");
+    static_assert(L == 32 || WARP_ROW, "groups of lanes only for warp rows");
     constexpr int PACKS = E / V;
     __shared__ float scratch[32];
     long row;
     int t, row_threads;
+    bool live = true; /* false: a group past the last row, kept only for the shuffles */
     if (WARP_ROW) {
-        row = blockIdx.x * (long)(blockDim.x >> 5) + (threadIdx.x >> 5);
-        if (row >= rows) return; /* whole warps leave: their shuffles stay full-mask */
-        t = threadIdx.x & 31;
-        row_threads = 32;
+        const long warp = blockIdx.x * (long)(blockDim.x >> 5) + (threadIdx.x >> 5);
+        row = warp * (32 / L) + (threadIdx.x & 31) / L;
+        if (warp * (32 / L) >= rows) return; /* whole warps leave: shuffles stay full-mask */
+        live = row < rows;                    /* a partial last warp keeps all its lanes */
+        t = threadIdx.x & (L - 1);
+        row_threads = L;
     } else {
         row = blockIdx.x;
         t = threadIdx.x;
@@ -77,7 +101,7 @@ static __global__ void __launch_bounds__(V == 1 ? MAX_THREADS_V1 : MAX_THREADS, 
 
     /* Load every pack first, so all E / V loads are in flight before any is used. Offsets
      * within the row are 32-bit (cols <= 32768): less address arithmetic, fewer registers. */
-    const int first = t * V, step = row_threads * V, n = (int)cols;
+    const int first = t * V, step = row_threads * V, n = live ? (int)cols : 0;
     float v[E];
 #pragma unroll
     for (int p = 0; p < PACKS; p++) {
@@ -93,7 +117,7 @@ static __global__ void __launch_bounds__(V == 1 ? MAX_THREADS_V1 : MAX_THREADS, 
     float m = -INFINITY;
 #pragma unroll
     for (int i = 0; i < E; i++) m = fmaxf(m, v[i]);
-    m = WARP_ROW ? warp_max(m) : block_max(m, scratch);
+    m = WARP_ROW ? group_max<L>(m) : block_max(m, scratch);
 
     float sum = 0.0f;
 #pragma unroll
@@ -101,7 +125,7 @@ static __global__ void __launch_bounds__(V == 1 ? MAX_THREADS_V1 : MAX_THREADS, 
         v[i] = __expf(v[i] - m);
         sum += v[i];
     }
-    float inv = 1.0f / (WARP_ROW ? warp_sum(sum) : block_sum(sum, scratch));
+    float inv = 1.0f / (WARP_ROW ? group_sum<L>(sum) : block_sum(sum, scratch));
 
 #pragma unroll
     for (int p = 0; p < PACKS; p++) {
@@ -114,10 +138,10 @@ static __global__ void __launch_bounds__(V == 1 ? MAX_THREADS_V1 : MAX_THREADS, 
     }
 }
 
-template <typename T, int E, int V, bool WARP_ROW>
+template <typename T, int E, int V, bool WARP_ROW, int L = 32>
 static void launch_one(const T *x, T *y, long rows, long cols, unsigned int blocks, int threads,
                        cudaStream_t stream) {
-    softmax_regs_kernel<T, E, V, WARP_ROW><<<blocks, threads, 0, stream>>>(x, y, rows, cols);
+    softmax_regs_kernel<T, E, V, WARP_ROW, L><<<blocks, threads, 0, stream>>>(x, y, rows, cols);
 }
 
 /* 16-byte packs when every row start is 16-byte aligned, else one element at a time. */
@@ -149,7 +173,11 @@ static int launch(const void *xv, void *yv, long rows, long cols, cudaStream_t s
     if (cols <= c->warp_max_cols) {
         int threads = 32 * c->warps_per_block;
         unsigned int blocks = blocks_for(rows, c->warps_per_block);
-        if (cols <= 32) launch_e<T, 1, true>(x, y, rows, cols, blocks, threads, stream);
+        constexpr int VMAX = 16 / sizeof(T), L = 32 / VMAX;
+        if (cols <= 32 && cols % VMAX == 0) { /* a group of L lanes per row, a pack each */
+            blocks = blocks_for(rows, (long)c->warps_per_block * (32 / L));
+            launch_one<T, VMAX, VMAX, true, L>(x, y, rows, cols, blocks, threads, stream);
+        } else if (cols <= 32) launch_e<T, 1, true>(x, y, rows, cols, blocks, threads, stream);
         else if (cols <= 128) launch_e<T, 4, true>(x, y, rows, cols, blocks, threads, stream);
         else if (cols <= 256) launch_e<T, 8, true>(x, y, rows, cols, blocks, threads, stream);
         else if (cols <= 512) launch_e<T, 16, true>(x, y, rows, cols, blocks, threads, stream);

@@ -27,8 +27,9 @@
  * saves. The row still checks against the same floor of one read and one write.
  *
  * Tuning without recompiling: SOFTMAX_CLUSTER_CONFIG=N picks a preset from PLANS below (the
- * slice each block aims for, elements per thread, and the most blocks per row); both launchers
- * read it once. */
+ * slice each block aims for, elements per thread, the most blocks per row, and whether the
+ * cluster kernel keeps fp16 slices packed two halves per register); both launchers read it
+ * once. */
 #include <stdlib.h>
 
 #include <cooperative_groups.h>
@@ -46,15 +47,33 @@ typedef struct {
     long slice_target; /* elements per block the launcher aims for */
     int elems;         /* E: elements per thread (raised to 32 if a slice needs > 1024 threads) */
     int max_blocks;    /* the most blocks per row (a cluster of more than 8 is non-portable) */
+    bool pack;         /* fp16, cluster kernel, widths a multiple of 8: two halves a register */
+    bool push;         /* cluster kernel, 16-byte packs: pairs pushed (st.async + mbarrier) */
 } cluster_plan;
 
 static const cluster_plan PLANS[] = {
-    {8192, 32, 8},  /* 0: default: the best of this table at 16K and 64K columns (H100 sweep) */
-    {4096, 16, 8},  /* 1: smaller slices, more blocks per row */
-    {16384, 32, 8}, /* 2: bigger slices, fatter threads */
-    {8192, 16, 8},  /* 3: thinner threads */
-    {4096, 16, 16}, /* 4: up to 16 blocks per row (non-portable cluster size) */
-    {2048, 16, 8},  /* 5 */
+    /* 0: default: the best of 0-12 at 16K and 64K columns in the H100 sweep (it was 11) */
+    {8192, 32, 8, false, true},
+    {4096, 16, 8, false, false},  /* 1: smaller slices, more blocks per row */
+    {16384, 32, 8, false, false}, /* 2: bigger slices, fatter threads */
+    {8192, 16, 8, false, false},  /* 3: thinner threads */
+    {4096, 16, 16, false, false}, /* 4: up to 16 blocks per row (non-portable cluster size) */
+    {2048, 16, 8, false, false},  /* 5 */
+    /* Packed presets: for fp16 rows (cluster kernel, cols a multiple of 8) the slice and E
+     * count 32-bit registers, each holding two halves as loaded, so the slice and E in halves
+     * are twice the numbers here: the same threads and data registers per thread as the fp32
+     * row of the same preset, twice the elements (the same bytes) per block. fp32 rows, odd
+     * fp16 widths and the split fallback ignore `pack`: for them 6 is 11, 7 is 2, 9 is 3 (8 is
+     * new: {4096, 32, 8}). Rows of 65536 halves, blocks per SM as the registers allow: */
+    {8192, 32, 8, true, false},  /* 6: 4 blocks x 256 threads x 64 halves (4 of 32 KB an SM) */
+    {16384, 32, 8, true, false}, /* 7: 2 blocks x 512 threads x 64 halves (2 of 64 KB) */
+    {4096, 32, 8, true, false},  /* 8: 8 blocks x 128 threads x 64 halves (8 of 16 KB) */
+    {8192, 16, 8, true, false},  /* 9: 4 blocks x 512 threads x 32 halves (2 of 32 KB) */
+    /* Push presets: the exchange by st.async into every block's shared memory (see
+     * push_exchange), for rows whose width is a multiple of 16 bytes; otherwise as without. */
+    {8192, 32, 8, true, true},  /* 10: 6, pushed */
+    {8192, 32, 8, false, false}, /* 11: 0 without the push: the pull exchange (fp32 too) */
+    {4096, 32, 8, true, true},  /* 12: 8, pushed */
 };
 
 /* The slice a block holds, in registers, as stage 5 holds a row: pack p of thread t is
@@ -118,41 +137,198 @@ __device__ __forceinline__ float combine_pairs(float m, float d, float *row_max)
     return warp_sum(d == 0.0f ? 0.0f : d * __expf(m - big));
 }
 
-template <typename T, int E, int V>
+/* Packed fp16 (the `pack` presets): the slice stays in registers as loaded, two halves per
+ * 32-bit register (half of the registers of fp32 values), so a block holds twice the elements
+ * for the same registers: in fp16 a block's fixed costs (two block reductions, the cluster
+ * barrier, the exchange) are then paid per 2 bytes x 2E instead of per 2 bytes x E. The price
+ * is one more exp per element (the slice's exp(x - m_b) is computed for the sum and again at
+ * the store, instead of being kept), cheap next to the memory time. w holds E halves: pack p
+ * of thread t is elements (p * blockDim + t) * 8 ... + 7 in w[4p .. 4p + 3]. */
+#define NEG_INF_H2 0xfc00fc00u /* two fp16 -inf */
+
+template <int E>
+__device__ __forceinline__ void load_slice_h2(const __half *in, long start, long end,
+                                              unsigned int *w) {
+    const __half *base = in + start;
+    const int first = threadIdx.x * 8, step = blockDim.x * 8, n = (int)(end - start);
+#pragma unroll
+    for (int p = 0; p < E / 8; p++) {
+        int j = first + p * step;
+        if (j < n) {
+            uint4 r = *(const uint4 *)(base + j);
+            w[4 * p] = r.x, w[4 * p + 1] = r.y, w[4 * p + 2] = r.z, w[4 * p + 3] = r.w;
+        } else {
+            w[4 * p] = w[4 * p + 1] = w[4 * p + 2] = w[4 * p + 3] = NEG_INF_H2;
+        }
+    }
+}
+
+__device__ __forceinline__ __half2 as_h2(unsigned int u) {
+    __half2 h;
+    *(unsigned int *)&h = u;
+    return h;
+}
+
+/* As slice_stats, w left as it is. The max is exact in fp16 (HMNMX2), the sum in fp32. */
+template <int E>
+__device__ __forceinline__ float slice_stats_h2(const unsigned int *w, float *scratch,
+                                               float *m_out) {
+    __half2 mh = as_h2(NEG_INF_H2);
+#pragma unroll
+    for (int i = 0; i < E / 2; i++) mh = __hmax2(mh, as_h2(w[i]));
+    float2 mf = __half22float2(mh);
+    float m = block_max(fmaxf(mf.x, mf.y), scratch);
+    const float base = m == -INFINITY ? 0.0f : m;
+    float d0 = 0.0f, d1 = 0.0f;
+#pragma unroll
+    for (int i = 0; i < E / 2; i++) {
+        float2 f = __half22float2(as_h2(w[i]));
+        d0 += __expf(f.x - base);
+        d1 += __expf(f.y - base);
+    }
+    *m_out = m;
+    return block_sum(d0 + d1, scratch);
+}
+
+/* y = exp(x - base) * scale for the in-range packs, 16 bytes a store. */
+template <int E>
+__device__ __forceinline__ void store_slice_h2(__half *out, long start, long end,
+                                               const unsigned int *w, float base, float scale) {
+    __half *o = out + start;
+    const int first = threadIdx.x * 8, step = blockDim.x * 8, n = (int)(end - start);
+#pragma unroll
+    for (int p = 0; p < E / 8; p++) {
+        int j = first + p * step;
+        if (j < n) {
+            unsigned int r[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                float2 f = __half22float2(as_h2(w[4 * p + i]));
+                __half2 h = __floats2half2_rn(__expf(f.x - base) * scale,
+                                              __expf(f.y - base) * scale);
+                r[i] = *(unsigned int *)&h;
+            }
+            *(uint4 *)(o + j) = make_uint4(r[0], r[1], r[2], r[3]);
+        }
+    }
+}
+
+/* The push exchange (the `push` presets), instead of cluster.sync + DSMEM reads: each block
+ * sends its pair into slot `rank` of every block's `pairs` with st.async, whose completion
+ * counts bytes on the receiver's mbarrier (expecting 8 bytes from each of the N blocks); a
+ * block waits on its own mbarrier and reads the N pairs from its own shared memory.
+ * Ordering, step by step:
+ *  - the mbarrier must be initialized before any block sends to it: thread 0 inits it, makes
+ *    the init visible to the cluster (fence.mbarrier_init.release.cluster), and every thread
+ *    then arrives (relaxed: the fence already orders the init) at a cluster barrier at the
+ *    kernel's start; a block waits on that barrier only before it sends, after its loads and
+ *    block reductions, so by then it costs nothing;
+ *  - the pairs: st.async's complete-tx releases at cluster scope, and the waiting threads'
+ *    mbarrier.try_wait acquires at cluster scope, so the phase completing (all N x 8 bytes
+ *    arrived) makes every pair visible to every thread of the receiving block;
+ *  - exit: every write into a block lands before that block's wait ends; the exit barrier is
+ *    kept anyway (arrive after the exchange, wait after the stores, as in the pull exchange),
+ *    so that no block exits while one of its own st.async may still be on its way.
+ * No release at the cluster barrier, so no MEMBAR.ALL.GPU; in the SASS: SYNCS.EXCH.64 (init),
+ * SYNCS.ARRIVE.TRANS64 (expect), STAS.64 (st.async), SYNCS.PHASECHK.TRANS64.TRYWAIT. */
+__device__ __forceinline__ unsigned int smem_u32(const void *p) {
+    return (unsigned int)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ void push_init(unsigned int bar, int nblocks) {
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        /* the one arrival, and the bytes still to come: the phase ends when all have come */
+        asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }"
+                     ::"r"(bar), "r"(nblocks * 8) : "memory");
+    }
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+
+/* Thread r < N sends (m, d) into slot `rank` of block r; then every thread waits for its own
+ * block's N pairs. */
+__device__ __forceinline__ void push_exchange(unsigned int bar, float2 *pairs, int rank,
+                                              int nblocks, float m, float d) {
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); /* every mbarrier is ready */
+    if ((int)threadIdx.x < nblocks) {
+        unsigned int to = threadIdx.x, slot, rbar;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                     : "=r"(slot) : "r"(smem_u32(&pairs[rank])), "r"(to));
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rbar) : "r"(bar), "r"(to));
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, "
+                     "[%3];" ::"r"(slot), "f"(m), "f"(d), "r"(rbar) : "memory");
+    }
+    unsigned int done;
+    do {
+        asm volatile("{ .reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done) : "r"(bar) : "memory");
+    } while (!done);
+}
+
+/* PACK: the slice held as packed halves (T = __half, V = 8; E counts halves). PUSH: the push
+ * exchange above instead of cluster.sync and DSMEM reads. */
+template <typename T, int E, int V, bool PACK, bool PUSH>
 static __global__ void __launch_bounds__(V == 1 ? MAX_THREADS_V1 : MAX_THREADS, 1)
     softmax_cluster_kernel(const T *__restrict__ x, T *__restrict__ y, long cols, long slice) {
+    static_assert(!PACK || (sizeof(T) == 2 && V == 8), "packed: fp16 in 16-byte packs");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     __shared__ float scratch[32];
     __shared__ float pair[2]; /* this block's (m_b, d_b), read by the whole cluster */
+    __shared__ float2 pairs[16];             /* push: every block's pair, slot = its rank */
+    __shared__ unsigned long long push_bar; /* push: the mbarrier counting their bytes */
     cg::cluster_group cluster = cg::this_cluster();
     const int nblocks = (int)cluster.num_blocks(), rank = (int)cluster.block_rank();
+    /* A row that fits one block needs no exchange (and no mbarrier). */
+    const bool alone = nblocks == 1;
+    if constexpr (PUSH)
+        if (!alone) push_init(smem_u32(&push_bar), nblocks);
     const long row = blockIdx.x / nblocks; /* a cluster is nblocks consecutive blocks */
     const long start = rank * slice, end = start + slice < cols ? start + slice : cols;
     const T *in = x + row * cols;
     T *out = y + row * cols;
 
-    float v[E];
-    load_slice<T, E, V>(in, start, end, v);
-    float m_b;
-    float d_b = slice_stats<E>(v, scratch, &m_b);
-    if (threadIdx.x == 0) pair[0] = m_b, pair[1] = d_b;
-    cluster.sync(); /* every block's pair is written and visible to the cluster */
-
+    float v[PACK ? 1 : E];          /* unpacked: the slice as fp32 */
+    unsigned int w[PACK ? E / 2 : 1]; /* packed: two halves a register */
+    float m_b, d_b;
+    if constexpr (PACK) {
+        load_slice_h2<E>((const __half *)in, start, end, w);
+        d_b = slice_stats_h2<E>(w, scratch, &m_b);
+    } else {
+        load_slice<T, E, V>(in, start, end, v);
+        d_b = slice_stats<E>(v, scratch, &m_b);
+    }
     const int lane = threadIdx.x & 31;
     float m = -INFINITY, d = 0.0f;
-    if (lane < nblocks) {
-        const float *remote = cluster.map_shared_rank(pair, lane);
-        m = remote[0];
-        d = remote[1];
+    if constexpr (PUSH) {
+        if (alone) {
+            if (lane == 0) m = m_b, d = d_b;
+        } else {
+            push_exchange(smem_u32(&push_bar), pairs, rank, nblocks, m_b, d_b);
+            if (lane < nblocks) m = pairs[lane].x, d = pairs[lane].y;
+        }
+    } else {
+        if (threadIdx.x == 0) pair[0] = m_b, pair[1] = d_b;
+        cluster.sync(); /* every block's pair is written and visible to the cluster */
+        if (lane < nblocks) {
+            const float *remote = cluster.map_shared_rank(pair, lane);
+            m = remote[0];
+            d = remote[1];
+        }
     }
     float row_max;
     float row_sum = combine_pairs(m, d, &row_max);
-    /* Done reading the other blocks' shared memory (the reads completed: their values were
-     * used above). Relaxed: nothing this block wrote needs to become visible, so no fence. */
+    /* Done reading the other blocks' shared memory (pull: the reads completed, their values
+     * were used above; push: every pair sent to this block has arrived). Relaxed: nothing
+     * this block wrote needs to become visible. */
     asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
     float scale = m_b == -INFINITY ? 0.0f : __expf(m_b - row_max) / row_sum;
-    store_slice<T, E, V>(out, start, end, v, scale);
-    cluster.barrier_wait(); /* nobody exits while a block of the cluster may still read it */
+    if constexpr (PACK)
+        store_slice_h2<E>((__half *)out, start, end, w, m_b == -INFINITY ? 0.0f : m_b, scale);
+    else store_slice<T, E, V>(out, start, end, v, scale);
+    cluster.barrier_wait(); /* nobody exits while a block of the cluster may still use it */
 #endif
 }
 
@@ -202,6 +378,8 @@ typedef struct {
     int threads; /* per block, whole warps */
     int elems;   /* E */
     bool vec;    /* 16-byte packs (cols a multiple of 16 / sizeof(T)) */
+    bool pack;   /* halves held two per register (slice and E in halves, E up to 64) */
+    bool push;   /* the push exchange (only with vec) */
 } row_cut;
 
 static const cluster_plan *plan(void) {
@@ -215,28 +393,35 @@ static const cluster_plan *plan(void) {
     return &PLANS[chosen];
 }
 
-/* False if the row is too wide for the plan (supports() keeps such rows away). */
-static bool cut_row(long cols, int elem_bytes, row_cut *c) {
+/* False if the row is too wide for the plan (supports() keeps such rows away). can_pack: the
+ * launcher has a packed kernel (the cluster one). */
+static bool cut_row(long cols, int elem_bytes, bool can_pack, row_cut *c) {
     const cluster_plan *p = plan();
     int vmax = 16 / elem_bytes;
     c->vec = cols % vmax == 0;
+    c->pack = p->pack && can_pack && elem_bytes == 2 && c->vec;
+    c->push = p->push && can_pack && c->vec;
+    const int per_reg = c->pack ? 2 : 1; /* elements per 32-bit register */
+    const long target = p->slice_target * per_reg;
     long v = c->vec ? vmax : 1;
-    long n = (cols + p->slice_target - 1) / p->slice_target;
+    long n = (cols + target - 1) / target;
     c->nblocks = (int)(n < 1 ? 1 : n > p->max_blocks ? p->max_blocks : n);
+    c->push = c->push && c->nblocks <= 16; /* the kernel's pairs[16] */
     c->slice = ((cols + c->nblocks - 1) / c->nblocks + v - 1) / v * v;
-    c->elems = p->elems;
+    c->elems = p->elems * per_reg;
     const long max_threads = c->vec ? MAX_THREADS : MAX_THREADS_V1;
     long threads;
-    while ((threads = (c->slice + c->elems - 1) / c->elems) > max_threads && c->elems < 32)
+    while ((threads = (c->slice + c->elems - 1) / c->elems) > max_threads &&
+           c->elems < 32 * per_reg)
         c->elems *= 2;
     c->threads = (int)((threads + 31) / 32 * 32);
     return threads <= max_threads;
 }
 
-template <typename T, int E, int V>
+template <typename T, int E, int V, bool PACK = false, bool PUSH = false>
 static void launch_cluster(const T *x, T *y, long rows, long cols, const row_cut *c,
                            cudaStream_t stream) {
-    void (*kernel)(const T *, T *, long, long) = softmax_cluster_kernel<T, E, V>;
+    void (*kernel)(const T *, T *, long, long) = softmax_cluster_kernel<T, E, V, PACK, PUSH>;
     if (c->nblocks > 8)
         cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
                              1);
@@ -252,6 +437,16 @@ static void launch_cluster(const T *x, T *y, long rows, long cols, const row_cut
     cfg.attrs = attr;
     cfg.numAttrs = 1;
     cudaLaunchKernelEx(&cfg, kernel, x, y, cols, c->slice); /* errors: cudaGetLastError */
+}
+
+/* The cluster kernel at the plan's E: 16 or 32 elements (packed: 32 or 64 halves). */
+template <typename T, int V, bool PACK, bool PUSH>
+static void launch_cluster_e(const void *x, void *y, long rows, long cols, const row_cut *c,
+                             cudaStream_t stream) {
+    constexpr int E1 = PACK ? 32 : 16;
+    if (c->elems == E1)
+        launch_cluster<T, E1, V, PACK, PUSH>((const T *)x, (T *)y, rows, cols, c, stream);
+    else launch_cluster<T, 2 * E1, V, PACK, PUSH>((const T *)x, (T *)y, rows, cols, c, stream);
 }
 
 /* A workspace for the fallback's pairs, grown when needed and freed at exit. */
@@ -292,8 +487,19 @@ template <typename T>
 static int launch(bool cluster, const void *x, void *y, long rows, long cols,
                   cudaStream_t stream) {
     row_cut c;
-    if (!cut_row(cols, (int)sizeof(T), &c)) return SOFTMAX_UNSUPPORTED;
+    if (!cut_row(cols, (int)sizeof(T), cluster, &c)) return SOFTMAX_UNSUPPORTED;
     constexpr int VMAX = 16 / sizeof(T);
+    if constexpr (sizeof(T) == 2) {
+        if (c.pack) { /* cluster, fp16, vec */
+            if (c.push) launch_cluster_e<T, 8, true, true>(x, y, rows, cols, &c, stream);
+            else launch_cluster_e<T, 8, true, false>(x, y, rows, cols, &c, stream);
+            return LAUNCH_OK;
+        }
+    }
+    if (c.push) { /* cluster, vec */
+        launch_cluster_e<T, VMAX, false, true>(x, y, rows, cols, &c, stream);
+        return LAUNCH_OK;
+    }
     if (c.elems == 16) {
         if (c.vec) launch_tev<T, 16, VMAX>(cluster, x, y, rows, cols, &c, stream);
         else launch_tev<T, 16, 1>(cluster, x, y, rows, cols, &c, stream);

@@ -16,8 +16,11 @@
  *    tile column before moving right, so the blocks resident at one time share A row panels and
  *    B column panels in the L2 instead of streaming the whole of B from DRAM for each row.
  *  - Tile sizes per size class, chosen at run time from pre-instantiated configurations (table
- *    CONFIGS below). SGEMM_CONFIG=N in the environment forces configuration N (1..6) for every
+ *    CONFIGS below). SGEMM_CONFIG=N in the environment forces configuration N (1..11) for every
  *    shape, so one GPU run per value compares them; unset (or 0) chooses by shape.
+ *  - FAST configurations (7-11) compute this thread's copy offsets once per block and copy every
+ *    slice that lies wholly inside K with one address add per copy; the clamped, zero-filling
+ *    load_tile is left for the prologue and the last, partial slice.
  *
  * Why these tiles. Each thread owns a TM x TN register tile and, per k step, reads TM + TN
  * floats from shared memory (as TM/4 + TN/4 LDS.128) for TM * TN FFMAs. At 8x8 that is 4 LDS.128
@@ -87,6 +90,51 @@ __device__ __forceinline__ void load_tile(float *as, float *bs, const float *A, 
     }
 }
 
+/* The fast path of load_tile (configurations with FAST = true, N % 4 == 0), for every k-slice
+ * that lies wholly inside K, i.e. all but the last slice when K % BK != 0. Nothing in it depends on the
+ * slice except k0: the element offsets of this thread's copies (row clamped into the matrix as
+ * above) are computed once per block into a_src / b_src, so each copy costs one address add and
+ * no clamps or compares. The last (partial) slice still goes through load_tile's zero fill. */
+template <int BM, int BN, int BK, int THREADS> struct copy_plan {
+    static constexpr int NA = BM * BK / THREADS, NB = BK * BN / 4 / THREADS; /* N % 4 == 0 only */
+    int a_src[NA], b_src[NB];
+
+    __device__ __forceinline__ void init(int M, int N, int K, int m0, int n0, int tid) {
+        constexpr int ROWS_PER_PASS = THREADS / 8, PASSES_PER_CHUNK = BM / ROWS_PER_PASS;
+#pragma unroll
+        for (int i = 0; i < NA; i++) {
+            const int m = tid / 8 + (i % PASSES_PER_CHUNK) * ROWS_PER_PASS;
+            const int k = (i / PASSES_PER_CHUNK) * 8 + tid % 8;
+            a_src[i] = min(m0 + m, M - 1) * K + k;
+        }
+        constexpr int PER_ROW = BN / 4;
+        const int n = (tid % PER_ROW) * 4, gn = min(n0 + n, N - 4);
+#pragma unroll
+        for (int i = 0; i < NB; i++) b_src[i] = (tid / PER_ROW + i * (THREADS / PER_ROW)) * N + gn;
+    }
+
+    /* One stage, k-slice k0 .. k0 + BK - 1, all of it below K. */
+    __device__ __forceinline__ void load(float *as, float *bs, const float *A, const float *B,
+                                         int N, int k0, int tid) const {
+        constexpr int AS = BM + A_PAD;
+        constexpr int ROWS_PER_PASS = THREADS / 8, PASSES_PER_CHUNK = BM / ROWS_PER_PASS;
+        const float *a = A + k0, *b = B + k0 * N;
+#pragma unroll
+        for (int i = 0; i < NA; i++) {
+            const int m = tid / 8 + (i % PASSES_PER_CHUNK) * ROWS_PER_PASS;
+            const int k = (i / PASSES_PER_CHUNK) * 8 + tid % 8;
+            cp_async_4(&as[k * AS + m], a + a_src[i]);
+        }
+        constexpr int PER_ROW = BN / 4;
+        const int n = (tid % PER_ROW) * 4;
+#pragma unroll
+        for (int i = 0; i < NB; i++) {
+            const int k = tid / PER_ROW + i * (THREADS / PER_ROW);
+            cp_async_16(&bs[k * BN + n], b + b_src[i]);
+        }
+    }
+};
+
 /* The fragments of one k step: TM floats of A and TN of B, in float4 groups spaced so that a
  * warp's LDS.128 reads TRM (or TRN) consecutive float4s: conflict-free, broadcast to the rest. */
 template <int TM, int TN, int TRM, int TRN>
@@ -104,9 +152,10 @@ __device__ __forceinline__ void load_frags(float *a, float *b, const float *as_k
     }
 }
 
-/* BM x BN block tile, BK k-slice per pipeline stage, WM x WN warp tile, TM x TN thread tile. */
+/* BM x BN block tile, BK k-slice per pipeline stage, WM x WN warp tile, TM x TN thread tile;
+ * FAST: slices wholly inside K are copied through copy_plan (no per-copy clamps). */
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS,
-          bool N_VEC>
+          bool FAST, bool N_VEC>
 static __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     sgemm_tuned_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
                        const float *__restrict__ B, float beta, float *__restrict__ C) {
@@ -156,9 +205,23 @@ static __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     load_frags<TM, TN, TRM, TRN>(a_frag[0], b_frag[0], As + a_off, Bs + b_off);
     int read_stage = 0, write_stage = STAGES - 1;
 
+    /* FAST only where B is copied 16 bytes at a time: the 4-byte B path would need BK * BN /
+     * THREADS offsets in registers, and it only serves N % 4 != 0. */
+    constexpr bool FAST_COPY = FAST && N_VEC;
+    copy_plan<BM, BN, BK, THREADS> plan;
+    if (FAST_COPY) plan.init(M, N, K, m0, n0, tid);
+#ifdef SGEMM_SASS_FAST_ONLY /* SASS counting only: drop the zero-fill path from the loop */
+    const int kfull = FAST_COPY ? ktiles + STAGES : K / BK;
+#else
+    const int kfull = K / BK; /* slices wholly inside K */
+#endif
+
     for (int kt = 0; kt < ktiles; kt++) {
         /* The stage written now was last read before the __syncthreads that ended tile kt-1. */
-        if (kt + STAGES - 1 < ktiles)
+        if (FAST_COPY && kt + STAGES - 1 < kfull)
+            plan.load(As + write_stage * A_STAGE, Bs + write_stage * B_STAGE, A, B, N,
+                      (kt + STAGES - 1) * BK, tid);
+        else if (kt + STAGES - 1 < ktiles)
             load_tile<BM, BN, BK, THREADS, N_VEC>(As + write_stage * A_STAGE,
                                                   Bs + write_stage * B_STAGE, A, B, M, N, K, m0,
                                                   n0, (kt + STAGES - 1) * BK, tid);
@@ -230,30 +293,41 @@ typedef struct {
     int bm, bn, threads, smem_bytes;
 } tuned_config;
 
-#define CONFIG(BM, BN, BK, WM, WN, TM, TN, ST, MINB, what)                                         \
+#define CONFIG(BM, BN, BK, WM, WN, TM, TN, ST, MINB, FAST, what)                                   \
     {what,                                                                                         \
-     sgemm_tuned_kernel<BM, BN, BK, WM, WN, TM, TN, ST, MINB, true>,                               \
-     sgemm_tuned_kernel<BM, BN, BK, WM, WN, TM, TN, ST, MINB, false>,                              \
+     sgemm_tuned_kernel<BM, BN, BK, WM, WN, TM, TN, ST, MINB, FAST, true>,                         \
+     sgemm_tuned_kernel<BM, BN, BK, WM, WN, TM, TN, ST, MINB, false, false>,                       \
      BM,                                                                                           \
      BN,                                                                                           \
      (BM / WM) * (BN / WN) * 32,                                                                   \
      ST * BK * ((BM + A_PAD) + BN) * (int)sizeof(float)}
 
-/* Index 0 is unused: SGEMM_CONFIG=0 (or unset) means "choose by shape". */
+/* Index 0 is unused: SGEMM_CONFIG=0 (or unset) means "choose by shape". The N % 4 != 0 kernel
+ * never uses the fast copies (see FAST_COPY), so it is instantiated with FAST = false: 7 and 8
+ * share theirs with 2 and 3 instead of compiling the same code twice. */
 static const tuned_config CONFIGS[] = {
     {"auto", NULL, NULL, 0, 0, 0, 0},
-    /* 1 */ CONFIG(128, 128, 8, 64, 32, 8, 8, 3, 2, "128x128x8, 256 thr, warp 64x32, thread 8x8"),
-    /* 2 */ CONFIG(128, 256, 8, 64, 64, 8, 16, 3, 1, "128x256x8, 256 thr, warp 64x64, thread 8x16"),
-    /* 3 */ CONFIG(128, 128, 8, 64, 64, 8, 16, 3, 2, "128x128x8, 128 thr, warp 64x64, thread 8x16"),
-    /* 4 */ CONFIG(64, 64, 8, 32, 32, 4, 8, 3, 4, "64x64x8, 128 thr, warp 32x32, thread 4x8"),
-    /* 5 */ CONFIG(128, 256, 16, 64, 64, 8, 16, 3, 1, "128x256x16, 256 thr, warp 64x64, 8x16"),
-    /* 6 */ CONFIG(128, 128, 16, 64, 64, 8, 16, 3, 2, "128x128x16, 128 thr, warp 64x64, 8x16"),
+    /*          BM   BN  BK  WM  WN TM  TN ST MINB FAST */
+    /* 1 */ CONFIG(128, 128, 8, 64, 32, 8, 8, 3, 2, false, "128x128x8, 256 thr, 8x8"),
+    /* 2 */ CONFIG(128, 256, 8, 64, 64, 8, 16, 3, 1, false, "128x256x8, 256 thr, 8x16"),
+    /* 3 */ CONFIG(128, 128, 8, 64, 64, 8, 16, 3, 2, false, "128x128x8, 128 thr, 8x16"),
+    /* 4 */ CONFIG(64, 64, 8, 32, 32, 4, 8, 3, 4, false, "64x64x8, 128 thr, 4x8"),
+    /* 5 */ CONFIG(128, 256, 16, 64, 64, 8, 16, 3, 1, false, "128x256x16, 256 thr, 8x16"),
+    /* 6 */ CONFIG(128, 128, 16, 64, 64, 8, 16, 3, 2, false, "128x128x16, 128 thr, 8x16"),
+    /* Hypotheses after the first sweep (README, "Tuning the final stage"). */
+    /* 7 */ CONFIG(128, 256, 8, 64, 64, 8, 16, 3, 1, true, "2 with fast copies"),
+    /* 8 */ CONFIG(128, 128, 8, 64, 64, 8, 16, 3, 2, true, "3 with fast copies"),
+    /* 9 */ CONFIG(128, 256, 8, 64, 32, 8, 8, 3, 1, true, "128x256x8, 512 thr, 8x8, fast"),
+    /* 10 */ CONFIG(128, 128, 16, 64, 32, 8, 8, 3, 2, true, "128x128x16, 256 thr, 8x8, fast"),
+    /* 11 */ CONFIG(128, 256, 16, 64, 32, 8, 8, 3, 1, true, "128x256x16, 512 thr, 8x8, fast"),
 };
 #define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
-/* Size classes for SGEMM_CONFIG=0 (or unset): the largest tile that still gives every SM at
- * least one block. Bigger tiles reuse each loaded element more and carry less loop overhead per
- * FFMA; a tile count below the SM count leaves SMs idle, which costs far more. */
-static const int AUTO_ORDER[] = {5, 6, 4};
+/* Size classes for SGEMM_CONFIG=0 (or unset): the first configuration in this order whose tile
+ * count still gives every SM at least one block; a tile count below the SM count leaves SMs
+ * idle. The order is the measured one (H100, second sweep): 10 (128x128x16, 256 threads of 8x8,
+ * fast copies, two blocks per SM) was best at 4096^2 and 8192^2 and within 0.01 of the best
+ * (11) at 2048^2; below ~1536^2, 64x64 tiles. */
+static const int AUTO_ORDER[] = {10, 4};
 /* SGEMM_CONFIG, read once: 0 (auto) or a forced configuration 1..NCONFIGS-1; any other
  * value means auto. */
 static int forced_config(void) {
