@@ -59,10 +59,6 @@ $(BUILD)/common/gpu.o: common/gpu.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(call gencode,$(ARCHS_mma)) -c $< -o $@
 
-# racecheck checks our kernels, not the libraries': cuBLAS's Hopper kernels (nvjet_*) move data
-# with TMA and the async proxy, which racecheck reports as hazards it cannot order.
-RACECHECK_SKIP := --kernel-name-exclude kns=nvjet
-
 # ---- chapters ------------------------------------------------------------------------------------
 # Each chapter: driver.c (C11) + kernels/*.cu (the stages) + exercises/*.cu (the skeletons),
 # plus any NN_topic/*.cu beside the driver (library calls that need C++, such as CUB).
@@ -104,7 +100,7 @@ check-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 
 sanitize-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick $$(ARGS)
-	compute-sanitizer --tool racecheck --error-exitcode 1 $(RACECHECK_SKIP) $(BUILD)/bin/$(1) --test --quick $$(ARGS)
+	compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick $$(ARGS)
 
 profile-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	@test -n "$$(KERNEL)" || { echo "usage: make profile-$(firstword $(subst _, ,$(1))) KERNEL=name (see $(BUILD)/bin/$(1) --list)"; exit 2; }
