@@ -223,6 +223,9 @@ __device__ __forceinline__ void store_slice_h2(__half *out, long start, long end
  *    then arrives (relaxed: the fence already orders the init) at a cluster barrier at the
  *    kernel's start; a block waits on that barrier only before it sends, after its loads and
  *    block reductions, so by then it costs nothing;
+ *  - the expected bytes: thread 0 arrives with expect_tx only after that wait, not next to
+ *    the init. (Right after the init, compute-sanitizer's racecheck flagged init and arrive
+ *    as a warp-level hazard; after the wait it reports nothing.)
  *  - the pairs: st.async's complete-tx releases at cluster scope, and the waiting threads'
  *    mbarrier.try_wait acquires at cluster scope, so the phase completing (all N x 8 bytes
  *    arrived) makes every pair visible to every thread of the receiving block;
@@ -235,14 +238,12 @@ __device__ __forceinline__ unsigned int smem_u32(const void *p) {
     return (unsigned int)__cvta_generic_to_shared(p);
 }
 
-__device__ __forceinline__ void push_init(unsigned int bar, int nblocks) {
+__device__ __forceinline__ void push_init(unsigned int bar) {
     if (threadIdx.x == 0) {
         asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-        /* the one arrival, and the bytes still to come: the phase ends when all have come */
-        asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }"
-                     ::"r"(bar), "r"(nblocks * 8) : "memory");
     }
+    __syncthreads(); /* the init before any thread of this block touches the mbarrier */
     asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
 }
 
@@ -251,6 +252,13 @@ __device__ __forceinline__ void push_init(unsigned int bar, int nblocks) {
 __device__ __forceinline__ void push_exchange(unsigned int bar, float2 *pairs, int rank,
                                               int nblocks, float m, float d) {
     asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); /* every mbarrier is ready */
+    /* The one arrival, and the bytes still to come: the phase ends when all have come. Another
+     * block's bytes may land before this (its wait may end first): the tx-count then goes
+     * negative for a while, which the mbarrier allows, and the phase still cannot end before
+     * this arrival. */
+    if (threadIdx.x == 0)
+        asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }"
+                     ::"r"(bar), "r"(nblocks * 8) : "memory");
     if ((int)threadIdx.x < nblocks) {
         unsigned int to = threadIdx.x, slot, rbar;
         asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
@@ -284,7 +292,7 @@ static __global__ void __launch_bounds__(V == 1 ? MAX_THREADS_V1 : MAX_THREADS, 
     /* A row that fits one block needs no exchange (and no mbarrier). */
     const bool alone = nblocks == 1;
     if constexpr (PUSH)
-        if (!alone) push_init(smem_u32(&push_bar), nblocks);
+        if (!alone) push_init(smem_u32(&push_bar));
     const long row = blockIdx.x / nblocks; /* a cluster is nblocks consecutive blocks */
     const long start = rank * slice, end = start + slice < cols ? start + slice : cols;
     const T *in = x + row * cols;
