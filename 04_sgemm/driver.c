@@ -262,7 +262,7 @@ int main(int argc, char **argv) {
         .summary = "Chapter 04: C = alpha * A * B + beta * C in fp32 on the CUDA cores\n"
                    "(row-major, A m x k, B k x n), from a naive kernel to a tuned one, every\n"
                    "stage checked against cublasSgemm and timed against it in the same run.\n"
-                   "SGEMM_CONFIG=1..11 forces one tile configuration of the tuned stage (README).",
+                   "SGEMM_CONFIG=1..21 forces one tile configuration of the tuned stage (README).",
         .ndims = 3,
         .dim_names = {"m", "n", "k"},
         .dim_help = {"rows of A and C (default 4096)", "columns of B and C (default 4096)",

@@ -90,6 +90,28 @@ CUOBJDUMP=$(find_cuobjdump)
 if [ -n "$CUOBJDUMP" ]; then
     export PATH="$(dirname "$CUOBJDUMP"):$PATH"  # cuobjdump -sass runs nvdisasm from beside it
 fi
+# Chapter 04's register-bank lesson (its README, "Register banks"): in the same tiles, the FFMA
+# order the tuned stage uses must leave fewer bank conflicts in the main loop than the textbook
+# order (configuration 7, COLS, against 20, ROWS; sm_90a, where it was measured).
+sgemm_bank_check() {
+    local bin=$1 tiles='ILi128ELi256ELi8ELi64ELi64ELi8ELi16ELi3ELi1EL10ffma_order' n cols rows
+    if ! grep -q "arch = sm_90a" "$BUILD/04_sgemm.sass"; then
+        result SKIP "sass: 04_sgemm FFMA order and register banks: no sm_90a code in $bin"
+        return
+    fi
+    for n in 1 0; do
+        local out
+        out=$(bash 04_sgemm/ffma_banks.sh "$bin" "${tiles}${n}ELb1ELb1E" sm_90a 2>&1 |
+            sed -n 's/.*, \([0-9]*\) FFMA with a bank conflict.*/\1/p')
+        if [ "$n" = 1 ]; then cols=$out; else rows=$out; fi
+    done
+    if [ -n "$cols" ] && [ -n "$rows" ] && [ "$cols" -lt "$rows" ]; then
+        result PASS "sass: 04_sgemm COLS order has fewer bank conflicts than ROWS ($cols < $rows)"
+    else
+        result FAIL "sass: 04_sgemm COLS order: ${cols:-?} bank conflicts, ROWS: ${rows:-?}"
+    fi
+}
+
 for ch in "$@"; do
     bin=$BUILD/bin/$ch
     spec=$("$bin" --sass-spec)
@@ -127,6 +149,7 @@ for ch in "$@"; do
             else result FAIL "sass: $ch $name $a:$bad"; fi
         done
     done <<<"$spec"
+    if [ "$ch" = 04_sgemm ]; then sgemm_bank_check "$bin"; fi
 done
 
 # ---- 4. on the GPU --------------------------------------------------------------------------

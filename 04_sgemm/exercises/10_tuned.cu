@@ -8,6 +8,8 @@
  *     (asm "cp.async.ca.shared.global [%0], [%1], 4, %2;"); clamp row and column indices into
  *     the matrix so every address stays valid; zero-fill past K.
  *  - N % 4 != 0 (the test shape 4097x511x257) means B rows are not 16-byte aligned: copy 4 bytes.
+ *  - Then the last 6%: write the k step's FFMAs column by column (j outer, i inner) and count
+ *    the bank conflicts in your SASS with 04_sgemm/ffma_banks.sh (README, "Register banks").
  *  - The test shapes include 1x1x1 and 127x4096x3.
  *
  * Check it:  make check-04 ARGS="--kernel ex_tuned"   (or make check-04) */

@@ -1,5 +1,7 @@
-/* Stage 10 — the tuned kernel: every idea of stages 5-9 at once, deeper pipeline, bigger register
- * tiles where they pay, a block order that keeps the L2 warm, and edges for any M, N, K.
+/* Stage 10 — the tuned kernel: every idea of stages 5-9 at once, a deeper pipeline, bigger
+ * register tiles, a block order that keeps the L2 warm, edges for any M, N, K, and the FFMAs
+ * written in the order that spares the register banks. On the H100 it matches cublasSgemm
+ * (1.00x at 4096^3, 1.01x at 8192^3; README).
  *
  * Changes from stage 9:
  *  - Any shape. Tiles at the matrix edge load through cp.async's zero-fill form: a copy whose
@@ -15,23 +17,25 @@
  *  - Grouped block order ("rasterization"): consecutive blocks walk down GROUP_M tile rows of one
  *    tile column before moving right, so the blocks resident at one time share A row panels and
  *    B column panels in the L2 instead of streaming the whole of B from DRAM for each row.
- *  - Tile sizes per size class, chosen at run time from pre-instantiated configurations (table
- *    CONFIGS below). SGEMM_CONFIG=N in the environment forces configuration N (1..11) for every
- *    shape, so one GPU run per value compares them; unset (or 0) chooses by shape.
- *  - FAST configurations (7-11) compute this thread's copy offsets once per block and copy every
- *    slice that lies wholly inside K with one address add per copy; the clamped, zero-filling
- *    load_tile is left for the prologue and the last, partial slice.
+ *  - Fast copies (FAST configurations): in interior blocks, every slice wholly inside K is copied
+ *    from two pointers fixed per block plus this thread's byte offsets, in a loop of its own; the
+ *    clamped, zero-filling load_tile is left to edge blocks and the last slices.
+ *  - The FFMA order (ffma_order): the same products in another order make ptxas assign
+ *    registers so that fewer FFMAs read two registers from the same bank. Worth 6 points of
+ *    cuBLAS with 8x16 thread tiles, 9 with 8x8 (README, "Register banks").
+ *  - Tile sizes per shape, chosen at run time from pre-instantiated configurations (table
+ *    CONFIGS below) by how well their tiles fill the SMs (auto_score). SGEMM_CONFIG=N in the
+ *    environment forces configuration N (1..21) for every shape, so one GPU run per value
+ *    compares them; unset (or 0) chooses by shape.
  *
  * Why these tiles. Each thread owns a TM x TN register tile and, per k step, reads TM + TN
  * floats from shared memory (as TM/4 + TN/4 LDS.128) for TM * TN FFMAs. At 8x8 that is 4 LDS.128
  * per 64 FFMA; at 8x16, 6 per 128. H100 issues 128 FFMA lanes per SM per clock but reads only
  * 128 bytes of shared memory per clock, so the 8x16 tile leaves more of the shared-memory pipe
- * free; the 8x8 tile allows two 256-thread blocks per SM. The rest of the loop (copy addresses,
- * pipeline bookkeeping, the barrier) is paid once per BK-slice, so BK = 16 halves its share.
- * In the SASS of the main loop (cuobjdump, sm_90a) FFMAs are 88% of the instructions at
- * 128x256x8 and 90% at 128x256x16, against 82% at 128x128x8 with 8x8 thread tiles: every
- * non-FFMA instruction takes an issue slot an FFMA could have used, so this fraction bounds the
- * kernel's share of the FFMA peak. Look for LDS.128 every ~21 FFMAs, LDGSTS, no LDL/STL. */
+ * free and more independent FFMAs per warp between loads; the 8x8 tile allows two 256-thread
+ * blocks per SM. The default (configuration 7) is 128x256x8 with 8x16 tiles: 91% of its main
+ * loop's instructions are FFMAs (cuobjdump, sm_90a). Look for LDS.128 every ~21 FFMAs, LDGSTS,
+ * no LDL/STL; 04_sgemm/ffma_banks.sh counts the loop's FFMAs and bank conflicts. */
 #include <stdlib.h>
 
 #include "ptx/cp_async.cuh"
@@ -90,47 +94,51 @@ __device__ __forceinline__ void load_tile(float *as, float *bs, const float *A, 
     }
 }
 
-/* The fast path of load_tile (configurations with FAST = true, N % 4 == 0), for every k-slice
- * that lies wholly inside K, i.e. all but the last slice when K % BK != 0. Nothing in it depends on the
- * slice except k0: the element offsets of this thread's copies (row clamped into the matrix as
- * above) are computed once per block into a_src / b_src, so each copy costs one address add and
- * no clamps or compares. The last (partial) slice still goes through load_tile's zero fill. */
+/* The fast path of load_tile (configurations with FAST = true, N % 4 == 0), for interior blocks
+ * (the whole BM x BN tile inside C, so no row or column needs a clamp) and every k-slice that lies
+ * wholly inside K. Nothing then depends on the slice but k0: this thread's first A and B source
+ * addresses are computed once per block, and a slice's copies are those two pointers moved by k0
+ * plus multiples of one row stride and small immediates. In the SASS (128x128x16) a slice's
+ * ten copies cost ~45 instructions, LDGSTS included, instead of the ~85 of re-deriving clamped
+ * offsets. Edge blocks and the last, partial slice still go through load_tile's zero fill. */
 template <int BM, int BN, int BK, int THREADS> struct copy_plan {
     static constexpr int NA = BM * BK / THREADS, NB = BK * BN / 4 / THREADS; /* N % 4 == 0 only */
-    int a_src[NA], b_src[NB];
+    static constexpr int ROWS_PER_PASS = THREADS / 8, PASSES_PER_CHUNK = BM / ROWS_PER_PASS;
+    static constexpr int PER_ROW = BN / 4, B_ROWS_PER_PASS = THREADS / PER_ROW;
+    /* The block's panels (the same for every thread, so the compiler keeps them in uniform
+     * registers) and this thread's byte offset into each: one 32-bit register apiece. A 64-bit
+     * pointer per copy would need registers the 8x8 tile does not leave free. Byte offsets,
+     * unsigned: an address is then the panel plus a zero-extended register, with no
+     * sign-extension or scaling per copy. The offsets stay below 4 GiB only while BM x K and
+     * BK x N floats do: the kernel takes this path only then (fast_ok). */
+    const char *a_panel, *b_panel;
+    unsigned a_off, b_off, a_pass_bytes, b_pass_bytes;
 
-    __device__ __forceinline__ void init(int M, int N, int K, int m0, int n0, int tid) {
-        constexpr int ROWS_PER_PASS = THREADS / 8, PASSES_PER_CHUNK = BM / ROWS_PER_PASS;
-#pragma unroll
-        for (int i = 0; i < NA; i++) {
-            const int m = tid / 8 + (i % PASSES_PER_CHUNK) * ROWS_PER_PASS;
-            const int k = (i / PASSES_PER_CHUNK) * 8 + tid % 8;
-            a_src[i] = min(m0 + m, M - 1) * K + k;
-        }
-        constexpr int PER_ROW = BN / 4;
-        const int n = (tid % PER_ROW) * 4, gn = min(n0 + n, N - 4);
-#pragma unroll
-        for (int i = 0; i < NB; i++) b_src[i] = (tid / PER_ROW + i * (THREADS / PER_ROW)) * N + gn;
+    __device__ __forceinline__ void init(const float *A, const float *B, int N, int K, int m0,
+                                         int n0, int tid) {
+        a_panel = (const char *)(A + (long)m0 * K);
+        b_panel = (const char *)(B + n0);
+        a_off = (unsigned)((tid / 8) * K + tid % 8) * 4u;
+        b_off = (unsigned)((tid / PER_ROW) * N + (tid % PER_ROW) * 4) * 4u;
+        a_pass_bytes = (unsigned)(ROWS_PER_PASS * K) * 4u;
+        b_pass_bytes = (unsigned)(B_ROWS_PER_PASS * N) * 4u;
     }
 
-    /* One stage, k-slice k0 .. k0 + BK - 1, all of it below K. */
-    __device__ __forceinline__ void load(float *as, float *bs, const float *A, const float *B,
-                                         int N, int k0, int tid) const {
+    /* One stage, k-slice k0 .. k0 + BK - 1, all of it below K, in an interior block. */
+    __device__ __forceinline__ void load(float *as, float *bs, int N, int k0, int tid) const {
         constexpr int AS = BM + A_PAD;
-        constexpr int ROWS_PER_PASS = THREADS / 8, PASSES_PER_CHUNK = BM / ROWS_PER_PASS;
-        const float *a = A + k0, *b = B + k0 * N;
+        const char *ak = a_panel + (long)k0 * 4, *bk = b_panel + (long)k0 * N * 4;
 #pragma unroll
         for (int i = 0; i < NA; i++) {
-            const int m = tid / 8 + (i % PASSES_PER_CHUNK) * ROWS_PER_PASS;
-            const int k = (i / PASSES_PER_CHUNK) * 8 + tid % 8;
-            cp_async_4(&as[k * AS + m], a + a_src[i]);
+            const int pass = i % PASSES_PER_CHUNK, chunk = i / PASSES_PER_CHUNK;
+            const int m = tid / 8 + pass * ROWS_PER_PASS, k = chunk * 8 + tid % 8;
+            cp_async_4(&as[k * AS + m], ak + (a_off + pass * a_pass_bytes) + chunk * 32);
         }
-        constexpr int PER_ROW = BN / 4;
         const int n = (tid % PER_ROW) * 4;
 #pragma unroll
         for (int i = 0; i < NB; i++) {
-            const int k = tid / PER_ROW + i * (THREADS / PER_ROW);
-            cp_async_16(&bs[k * BN + n], b + b_src[i]);
+            const int k = tid / PER_ROW + i * B_ROWS_PER_PASS;
+            cp_async_16(&bs[k * BN + n], bk + (b_off + i * b_pass_bytes));
         }
     }
 };
@@ -152,10 +160,41 @@ __device__ __forceinline__ void load_frags(float *a, float *b, const float *as_k
     }
 }
 
+/* The order in which a k step's TM x TN FFMAs are written. It changes nothing in the arithmetic
+ * (each acc[i][j] gets the same one product per step) but it steers ptxas's register assignment
+ * and instruction order, and with them register-bank conflicts: an FFMA whose two source
+ * registers not served by the operand reuse cache sit in the same bank waits a cycle to read
+ * them. The SASS shows it: count the FFMAs of the main loop whose non-.reuse sources share a
+ * bank (register number mod 2); README, "Register banks". */
+enum ffma_order {
+    ROWS,  /* i outer, j inner: the textbook loop; a[i] stays in the reuse cache along a row */
+    COLS,  /* j outer, i inner: b[j] stays instead (best measured for 8x16 thread tiles) */
+    SNAKE, /* rows, every other row walked backwards (best measured for 8x8 thread tiles) */
+};
+
+template <int TM, int TN, ffma_order ORDER>
+__device__ __forceinline__ void multiply_step(float (&acc)[TM][TN], const float *a,
+                                              const float *b) {
+    if (ORDER == COLS) {
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+#pragma unroll
+            for (int i = 0; i < TM; i++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int jj = 0; jj < TN; jj++) {
+                const int j = ORDER == SNAKE && i % 2 ? TN - 1 - jj : jj;
+                acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+            }
+    }
+}
+
 /* BM x BN block tile, BK k-slice per pipeline stage, WM x WN warp tile, TM x TN thread tile;
- * FAST: slices wholly inside K are copied through copy_plan (no per-copy clamps). */
+ * ORDER: the FFMA order of a k step; FAST: interior slices are copied through copy_plan. */
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int STAGES, int MIN_BLOCKS,
-          bool FAST, bool N_VEC>
+          ffma_order ORDER, bool FAST, bool N_VEC>
 static __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     sgemm_tuned_kernel(int M, int N, int K, float alpha, const float *__restrict__ A,
                        const float *__restrict__ B, float beta, float *__restrict__ C) {
@@ -208,24 +247,10 @@ static __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
     /* FAST only where B is copied 16 bytes at a time: the 4-byte B path would need BK * BN /
      * THREADS offsets in registers, and it only serves N % 4 != 0. */
     constexpr bool FAST_COPY = FAST && N_VEC;
-    copy_plan<BM, BN, BK, THREADS> plan;
-    if (FAST_COPY) plan.init(M, N, K, m0, n0, tid);
-#ifdef SGEMM_SASS_FAST_ONLY /* SASS counting only: drop the zero-fill path from the loop */
-    const int kfull = FAST_COPY ? ktiles + STAGES : K / BK;
-#else
-    const int kfull = K / BK; /* slices wholly inside K */
-#endif
 
-    for (int kt = 0; kt < ktiles; kt++) {
-        /* The stage written now was last read before the __syncthreads that ended tile kt-1. */
-        if (FAST_COPY && kt + STAGES - 1 < kfull)
-            plan.load(As + write_stage * A_STAGE, Bs + write_stage * B_STAGE, A, B, N,
-                      (kt + STAGES - 1) * BK, tid);
-        else if (kt + STAGES - 1 < ktiles)
-            load_tile<BM, BN, BK, THREADS, N_VEC>(As + write_stage * A_STAGE,
-                                                  Bs + write_stage * B_STAGE, A, B, M, N, K, m0,
-                                                  n0, (kt + STAGES - 1) * BK, tid);
-        cp_async_commit();
+    /* Multiplies the slice in stage read_stage (its copy has landed), waits for the next one
+     * and moves both stages on by one. */
+    auto multiply_slice = [&]() {
         const float *as = As + read_stage * A_STAGE + a_off;
         const float *bs = Bs + read_stage * B_STAGE + b_off;
 #pragma unroll
@@ -243,12 +268,36 @@ static __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MIN_BLOCKS)
                 load_frags<TM, TN, TRM, TRN>(a_frag[(k + 1) % 2], b_frag[(k + 1) % 2],
                                              as + (k + 1) * AS, bs + (k + 1) * BN);
             }
-#pragma unroll
-            for (int i = 0; i < TM; i++)
-#pragma unroll
-                for (int j = 0; j < TN; j++)
-                    acc[i][j] = fmaf(a_frag[k % 2][i], b_frag[k % 2][j], acc[i][j]);
+            multiply_step<TM, TN, ORDER>(acc, a_frag[k % 2], b_frag[k % 2]);
         }
+    };
+
+    /* The stage written at slice kt was last read before the __syncthreads that ended kt-1. */
+    int kt = 0;
+    if (FAST_COPY) {
+        /* The steady state, in a loop of its own: slices whose copy (STAGES-1 ahead) lies wholly
+         * inside K, in an interior block. Kept apart from the zero-fill path, its copies get
+         * the registers they need (mixed into one loop, the compiler re-derived every copy's
+         * clamped address each slice: ~85 instructions instead of ~45). */
+        copy_plan<BM, BN, BK, THREADS> plan;
+        plan.init(A, B, N, K, m0, n0, tid);
+        const bool fast_ok = m0 + BM <= M && n0 + BN <= N && (long)BM * K < (1L << 30) &&
+                             (long)BK * N < (1L << 30); /* interior, byte offsets fit 32 bits */
+        const int kfast = fast_ok ? K / BK - (STAGES - 1) : 0;
+        for (; kt < kfast; kt++) {
+            plan.load(As + write_stage * A_STAGE, Bs + write_stage * B_STAGE, N,
+                      (kt + STAGES - 1) * BK, tid);
+            cp_async_commit();
+            multiply_slice();
+        }
+    }
+    for (; kt < ktiles; kt++) { /* edge blocks, the last slices, and N % 4 != 0 */
+        if (kt + STAGES - 1 < ktiles)
+            load_tile<BM, BN, BK, THREADS, N_VEC>(As + write_stage * A_STAGE,
+                                                  Bs + write_stage * B_STAGE, A, B, M, N, K, m0,
+                                                  n0, (kt + STAGES - 1) * BK, tid);
+        cp_async_commit();
+        multiply_slice();
     }
     cp_async_wait<0>(); /* nothing useful is left in flight, but leave no copy behind */
 
@@ -290,44 +339,78 @@ typedef void (*tuned_kernel)(int, int, int, float, const float *, const float *,
 typedef struct {
     const char *what;
     tuned_kernel vec, scalar; /* N % 4 == 0 (16-byte copies of B) and any N */
-    int bm, bn, threads, smem_bytes;
+    int bm, bn, threads, smem_bytes, per_sm; /* per_sm: blocks an SM holds at once */
 } tuned_config;
 
-#define CONFIG(BM, BN, BK, WM, WN, TM, TN, ST, MINB, FAST, what)                                   \
+#define CONFIG(BM, BN, BK, WM, WN, TM, TN, ST, MINB, ORDER, FAST, what)                            \
     {what,                                                                                         \
-     sgemm_tuned_kernel<BM, BN, BK, WM, WN, TM, TN, ST, MINB, FAST, true>,                         \
-     sgemm_tuned_kernel<BM, BN, BK, WM, WN, TM, TN, ST, MINB, false, false>,                       \
+     sgemm_tuned_kernel<BM, BN, BK, WM, WN, TM, TN, ST, MINB, ORDER, FAST, true>,                  \
+     sgemm_tuned_kernel<BM, BN, BK, WM, WN, TM, TN, ST, MINB, ORDER, false, false>,                \
      BM,                                                                                           \
      BN,                                                                                           \
      (BM / WM) * (BN / WN) * 32,                                                                   \
-     ST * BK * ((BM + A_PAD) + BN) * (int)sizeof(float)}
+     ST * BK * ((BM + A_PAD) + BN) * (int)sizeof(float),                                           \
+     MINB}
 
 /* Index 0 is unused: SGEMM_CONFIG=0 (or unset) means "choose by shape". The N % 4 != 0 kernel
- * never uses the fast copies (see FAST_COPY), so it is instantiated with FAST = false: 7 and 8
- * share theirs with 2 and 3 instead of compiling the same code twice. */
+ * never uses the fast copies (see FAST_COPY), so it is instantiated with FAST = false: a fast
+ * configuration shares it with the clamped one of the same tiles and order (7 with 2). Each
+ * configuration's FFMA order is the measured better one for its thread tile (COLS for 8x16,
+ * SNAKE otherwise); 20 and 21 keep ROWS to show what the order is worth. */
 static const tuned_config CONFIGS[] = {
-    {"auto", NULL, NULL, 0, 0, 0, 0},
-    /*          BM   BN  BK  WM  WN TM  TN ST MINB FAST */
-    /* 1 */ CONFIG(128, 128, 8, 64, 32, 8, 8, 3, 2, false, "128x128x8, 256 thr, 8x8"),
-    /* 2 */ CONFIG(128, 256, 8, 64, 64, 8, 16, 3, 1, false, "128x256x8, 256 thr, 8x16"),
-    /* 3 */ CONFIG(128, 128, 8, 64, 64, 8, 16, 3, 2, false, "128x128x8, 128 thr, 8x16"),
-    /* 4 */ CONFIG(64, 64, 8, 32, 32, 4, 8, 3, 4, false, "64x64x8, 128 thr, 4x8"),
-    /* 5 */ CONFIG(128, 256, 16, 64, 64, 8, 16, 3, 1, false, "128x256x16, 256 thr, 8x16"),
-    /* 6 */ CONFIG(128, 128, 16, 64, 64, 8, 16, 3, 2, false, "128x128x16, 128 thr, 8x16"),
+    {"auto", NULL, NULL, 0, 0, 0, 0, 0},
+    /*          BM   BN  BK  WM  WN TM  TN ST MINB ORDER FAST */
+    /* 1 */ CONFIG(128, 128, 8, 64, 32, 8, 8, 3, 2, SNAKE, false, "128x128x8, 256 thr, 8x8"),
+    /* 2 */ CONFIG(128, 256, 8, 64, 64, 8, 16, 3, 1, COLS, false, "128x256x8, 256 thr, 8x16"),
+    /* 3 */ CONFIG(128, 128, 8, 64, 64, 8, 16, 3, 2, COLS, false, "128x128x8, 128 thr, 8x16"),
+    /* 4 */ CONFIG(64, 64, 8, 32, 32, 4, 8, 3, 4, SNAKE, false, "64x64x8, 128 thr, 4x8"),
+    /* 5 */ CONFIG(128, 256, 16, 64, 64, 8, 16, 3, 1, COLS, false, "128x256x16, 256 thr, 8x16"),
+    /* 6 */ CONFIG(128, 128, 16, 64, 64, 8, 16, 3, 2, COLS, false, "128x128x16, 128 thr, 8x16"),
     /* Hypotheses after the first sweep (README, "Tuning the final stage"). */
-    /* 7 */ CONFIG(128, 256, 8, 64, 64, 8, 16, 3, 1, true, "2 with fast copies"),
-    /* 8 */ CONFIG(128, 128, 8, 64, 64, 8, 16, 3, 2, true, "3 with fast copies"),
-    /* 9 */ CONFIG(128, 256, 8, 64, 32, 8, 8, 3, 1, true, "128x256x8, 512 thr, 8x8, fast"),
-    /* 10 */ CONFIG(128, 128, 16, 64, 32, 8, 8, 3, 2, true, "128x128x16, 256 thr, 8x8, fast"),
-    /* 11 */ CONFIG(128, 256, 16, 64, 32, 8, 8, 3, 1, true, "128x256x16, 512 thr, 8x8, fast"),
+    /* 7 */ CONFIG(128, 256, 8, 64, 64, 8, 16, 3, 1, COLS, true, "2 with fast copies"),
+    /* 8 */ CONFIG(128, 128, 8, 64, 64, 8, 16, 3, 2, COLS, true, "3 with fast copies"),
+    /* 9 */ CONFIG(128, 256, 8, 64, 32, 8, 8, 3, 1, SNAKE, true, "128x256x8, 512 thr, 8x8, fast"),
+    /* 10 */ CONFIG(128, 128, 16, 64, 32, 8, 8, 3, 2, SNAKE, true, "128x128x16, 256 thr, 8x8"),
+    /* 11 */ CONFIG(128, 256, 16, 64, 32, 8, 8, 3, 1, SNAKE, true, "128x256x16, 512 thr, 8x8"),
+    /* Hypotheses after the second sweep (README, "Tuning the final stage"). */
+    /* 12 */ CONFIG(128, 128, 16, 64, 32, 8, 8, 4, 2, SNAKE, true, "10 with 4 stages"),
+    /* 13 */ CONFIG(128, 128, 16, 32, 64, 8, 8, 3, 2, SNAKE, true, "10 with 32x64 warp tiles"),
+    /* Hypotheses after the third sweep: 8x16 tiles again, now that fast copies are cheap. */
+    /* 14 */ CONFIG(128, 256, 16, 64, 64, 8, 16, 3, 1, COLS, true, "5 with fast copies"),
+    /* 15 */ CONFIG(128, 256, 8, 64, 64, 8, 16, 4, 1, COLS, true, "7 with 4 stages"),
+    /* 16 */ CONFIG(256, 128, 8, 64, 64, 8, 16, 3, 1, COLS, true, "256x128x8, 256 thr, 8x16, fast"),
+    /* 17 */ CONFIG(128, 256, 8, 32, 128, 8, 16, 3, 1, COLS, true, "7 with 32x128 warp tiles"),
+    /* 18 */ CONFIG(128, 256, 8, 128, 32, 8, 16, 3, 1, COLS, true, "7 with 128x32 warp tiles"),
+    /* 19 */ CONFIG(128, 256, 8, 64, 64, 16, 8, 3, 1, SNAKE, true, "7 with 16x8 thread tiles"),
+    /* The same kernels with the textbook FFMA order, to measure what the order is worth. */
+    /* 20 */ CONFIG(128, 256, 8, 64, 64, 8, 16, 3, 1, ROWS, true, "7 with ROWS order"),
+    /* 21 */ CONFIG(128, 128, 16, 64, 32, 8, 8, 3, 2, ROWS, true, "10 with ROWS order"),
 };
 #define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
-/* Size classes for SGEMM_CONFIG=0 (or unset): the first configuration in this order whose tile
- * count still gives every SM at least one block; a tile count below the SM count leaves SMs
- * idle. The order is the measured one (H100, second sweep): 10 (128x128x16, 256 threads of 8x8,
- * fast copies, two blocks per SM) was best at 4096^2 and 8192^2 and within 0.01 of the best
- * (11) at 2048^2; below ~1536^2, 64x64 tiles. */
-static const int AUTO_ORDER[] = {10, 4};
+/* The choice for SGEMM_CONFIG=0 (or unset). Each candidate has a speed: its ratio to cuBLAS on
+ * large squares, where every SM is busy (H100 sweep, README "Tuning"). A shape then scores
+ * speed x use, where use is the share of the SMs' time the tiles fill: the grid runs in rounds
+ * of one block per SM, so a shape needs ceil(tiles / SMs) of them, and an SM that holds per_sm
+ * blocks at once does per_sm rounds in the time of one. Big tiles with one block per SM are the
+ * fastest but leave SMs idle when the tile count falls just past a multiple of the SM count
+ * (3072^2: 288 tiles of 128x256 on 132 SMs, use 0.73); smaller tiles fill the SMs better. */
+typedef struct {
+    int config;
+    float speed;
+} auto_candidate;
+static const auto_candidate AUTO[] = {
+    {7, 1.00f},  /* 128x256x8, 8x16, one block per SM: 1.00-1.01x at 2048-8192 */
+    {10, 0.96f}, /* 128x128x16, 8x8, two per SM: 0.95-0.98x */
+    {4, 0.73f},  /* 64x64x8, 4x8, four per SM: 0.72-0.74x */
+};
+
+static float auto_score(const auto_candidate *a, int m, int n, int sms) {
+    const tuned_config *c = &CONFIGS[a->config];
+    const long tiles = (long)blocks_for(m, c->bm) * blocks_for(n, c->bn);
+    const double rounds = (double)((tiles + sms - 1) / sms) / c->per_sm;
+    const double ideal = (double)tiles / ((double)sms * c->per_sm);
+    return (float)(a->speed * ideal / rounds);
+}
 /* SGEMM_CONFIG, read once: 0 (auto) or a forced configuration 1..NCONFIGS-1; any other
  * value means auto. */
 static int forced_config(void) {
@@ -356,11 +439,10 @@ extern "C" int STAGE(sgemm_tuned)(int m, int n, int k, float alpha, const float 
     static bool attributes_set[NCONFIGS][2];
     int id = forced_config();
     if (!id) {
-        const int count = (int)(sizeof AUTO_ORDER / sizeof AUTO_ORDER[0]);
-        for (int i = 0; i < count && !id; i++) {
-            const tuned_config *c = &CONFIGS[AUTO_ORDER[i]];
-            long tiles = (long)blocks_for(m, c->bm) * blocks_for(n, c->bn);
-            if (tiles >= sm_count() || i == count - 1) id = AUTO_ORDER[i];
+        float best = -1.0f;
+        for (int i = 0; i < (int)(sizeof AUTO / sizeof AUTO[0]); i++) {
+            const float score = auto_score(&AUTO[i], m, n, sm_count());
+            if (score > best) best = score, id = AUTO[i].config;
         }
     }
     const tuned_config *cf = &CONFIGS[id];
