@@ -81,7 +81,9 @@ static size_t elem_bytes(ew_op op) {
     return (op == OP_ADD_F16 || op == OP_ADD_BF16) ? 2 : 4;
 }
 
-static int setup(const shape *s, const gpu_report *g, uint64_t seed, char *err, size_t len) {
+static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
+    const gpu_report *g = env->gpu;
+    const uint64_t seed = env->seed;
     long n = s->d[0];
     double need = 3.0 * (double)n * sizeof(float);
     if (!gpu_fits(g, need)) {

@@ -90,7 +90,9 @@ static const row_entry ROWS[] = {
 /* ---- problem state for the current shape -------------------------------------------------- */
 static long scratch_floats(long n) { return REDUCE_SCRATCH_FLOATS(n); }
 
-static int setup(const shape *s, const gpu_report *g, uint64_t seed, char *err, size_t len) {
+static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
+    const gpu_report *g = env->gpu;
+    const uint64_t seed = env->seed;
     long n = s->d[0];
     double need = (2.0 * (double)n + (double)scratch_floats(n)) * sizeof(float);
     if (!gpu_fits(g, need)) {

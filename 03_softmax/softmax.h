@@ -20,10 +20,6 @@ extern "C" {
 
 typedef enum { SOFTMAX_F32 = 0, SOFTMAX_F16 = 1 } softmax_dtype;
 
-/* What a launcher returns, without launching, for a width it cannot hold (supports() keeps the
- * runner from asking; the driver reports it, and the poisoned output then fails the check). */
-#define SOFTMAX_UNSUPPORTED 2
-
 #define SOFTMAX_LAUNCHERS(p)                                                                       \
     int p##softmax_naive(const void *x, void *y, long rows, long cols, softmax_dtype dtype,       \
                          cudaStream_t stream);                                                     \

@@ -136,7 +136,9 @@ static void spot_check(const float *out, uint64_t seed, error_metrics *m) {
     metrics_finish(m);
 }
 
-static int setup(const shape *s, const gpu_report *g, uint64_t seed, char *err, size_t len) {
+static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
+    const gpu_report *g = env->gpu;
+    const uint64_t seed = env->seed;
     const long m = s->d[0], n = s->d[1], k = s->d[2];
     if (m * k >= (1L << 31) || k * n >= (1L << 31) || m * n >= (1L << 31)) {
         snprintf(err, len,

@@ -136,7 +136,9 @@ static void spot_check_reference(void) {
     }
 }
 
-static int setup(const shape *s, const gpu_report *g, uint64_t seed, char *err, size_t len) {
+static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
+    const gpu_report *g = env->gpu;
+    const uint64_t seed = env->seed;
     long m = s->d[0], n = s->d[1], k = s->d[2];
     if (m > INT_MAX || n > INT_MAX || k > INT_MAX ||
         (double)m * (double)k > (double)INT_MAX * 4 || (double)n * (double)k > (double)INT_MAX * 4)

@@ -163,6 +163,8 @@ int args_parse(run_args *a, int argc, char **argv, int nsizes, const char *const
             a->mode = MODE_BENCH;
         } else if (!strcmp(arg, "--quick")) {
             a->quick = true;
+        } else if (!strcmp(arg, "--no-library")) {
+            a->library_off = true;
         } else if (!strcmp(arg, "--sass-spec")) {
             a->mode = MODE_SASS_SPEC;
         } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -226,6 +228,8 @@ void print_usage(FILE *f, const char *prog, const char *chapter_help, const run_
             "  --check          check your exercises at the test shapes (PASS/FAIL/TODO)\n"
             "  --test           check every kernel at the test shapes (for make test)\n"
             "  --quick          with --test/--check: small shapes only (for compute-sanitizer)\n"
+            "  --no-library     skip the library rows; references computed on the CPU instead\n"
+            "                   (make sanitize-NN: the sanitizer then judges our kernels alone)\n"
             "  --bench          the chapter's benchmark sweep\n"
             "  --sass-spec      print the SASS expectations checked by make test\n"
             "exit status: 0 all implemented kernels correct, 1 a kernel failed, 2 bad usage, "

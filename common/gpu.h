@@ -59,8 +59,8 @@ void l2_flush_free(void);
 /* Event timing: `launch(ctx, stream)` is called warmup times, then up to iters times with one
  * event pair around each call (after an L2 flush if flush_l2). A launch slower than 50 ms is
  * timed fewer times (about 1.5 s worth, at least 3). The per-launch times in ms land in
- * ms_out[0 .. *count_out). Returns LAUNCH_OK, LAUNCH_TODO (the launcher said so on its first
- * call), or -1 with a message in err for a CUDA error during the launches. */
+ * ms_out[0 .. *count_out). Returns LAUNCH_OK, LAUNCH_TODO or LAUNCH_UNSUPPORTED (what the
+ * launcher said instead of launching), or -1 with a message in err for a CUDA error during the launches. */
 typedef int (*launch_fn)(void *ctx, cudaStream_t s);
 int time_launches(launch_fn launch, void *ctx, int warmup, int iters, bool flush_l2,
                   float *ms_out, int *count_out, char *err, size_t errlen);

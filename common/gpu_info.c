@@ -35,8 +35,25 @@ int gpu_open(gpu_report *g, char *err, size_t errlen) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-        snprintf(err, errlen, "no usable CUDA GPU: %s",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "no device found");
+        /* The runtime says "CUDA driver version is insufficient for CUDA runtime version" also
+         * when there is no driver at all, which sends a newcomer after a driver upgrade. The
+         * kernel module's file tells the two apart. */
+        FILE *f = fopen("/proc/driver/nvidia/version", "r");
+        bool driver_loaded = f != NULL;
+        if (f) fclose(f);
+        if (!driver_loaded && (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice ||
+                               count == 0))
+            snprintf(err, errlen, "no usable CUDA GPU: no NVIDIA driver or GPU was found on this "
+                     "machine (/proc/driver/nvidia is absent); the kernels need a CUDA GPU");
+        else if (e == cudaErrorInsufficientDriver) {
+            int rt = 0;
+            cudaRuntimeGetVersion(&rt);
+            snprintf(err, errlen, "no usable CUDA GPU: the NVIDIA driver is older than this "
+                     "program's CUDA runtime %d.%d needs: update the driver, or build with an "
+                     "older CUDA Toolkit", rt / 1000, (rt % 1000) / 10);
+        } else
+            snprintf(err, errlen, "no usable CUDA GPU: %s",
+                     e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports no device");
         return EXIT_NO_GPU;
     }
     int dev = 0;
@@ -56,6 +73,7 @@ int gpu_open(gpu_report *g, char *err, size_t errlen) {
     g->mem_clock_mhz = khz / 1000;
     cudaDeviceGetAttribute(&g->bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, dev);
     g->l2_bytes = (size_t)p.l2CacheSize;
+    g->smem_optin_bytes = (int)p.sharedMemPerBlockOptin;
     g->global_bytes = p.totalGlobalMem;
     size_t free_b = 0, total_b = 0;
     if ((e = cudaMemGetInfo(&free_b, &total_b)) != cudaSuccess) {

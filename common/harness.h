@@ -26,8 +26,21 @@ enum {
 };
 
 /* ---- one kernel, one table entry --------------------------------------------------------- */
-/* What every launcher returns. A launcher never prints; CUDA errors are read by the caller. */
-enum { LAUNCH_OK = 0, LAUNCH_TODO = 1 };
+/* What every launcher returns. A launcher never prints; CUDA errors are read by the caller.
+ * LAUNCH_UNSUPPORTED: the launcher cannot run this shape or configuration on this GPU (a row
+ * too wide for its registers, a cluster the GPU cannot place); it launched nothing, and the
+ * table shows the row as a skip with the reason given to launch_unsupported(). */
+enum { LAUNCH_OK = 0, LAUNCH_TODO = 1, LAUNCH_UNSUPPORTED = 2 };
+
+/* For launchers: records why (printf-style) and returns LAUNCH_UNSUPPORTED, so that a launcher
+ * says `return launch_unsupported("cols > %ld", max);`. */
+int launch_unsupported(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* The reason of the last launch_unsupported() call, then cleared ("" if none). */
+const char *launch_unsupported_take(char *buf, size_t len);
 
 /* The architecture a kernel needs. ARCH_SM80 kernels use mma.sync/cp.async (sm_80 and later);
  * ARCH_SM90A kernels use wgmma/TMA/setmaxnreg, which exist only on compute capability 9.0. */
@@ -88,6 +101,7 @@ typedef struct {
     uint64_t seed;
     bool seed_given;
     bool quick;         /* --quick: only the small test shapes (for compute-sanitizer) */
+    bool library_off;   /* --no-library: skip library rows (compute-sanitizer judges ours alone) */
     table_format format;
     const char *save;   /* --save PREFIX: also write PREFIX.md and PREFIX.csv */
 } run_args;
@@ -200,6 +214,7 @@ typedef struct {
     int sms;
     int sm_clock_mhz, mem_clock_mhz, bus_width_bits;
     size_t l2_bytes, global_bytes, free_bytes;
+    int smem_optin_bytes;   /* the most dynamic shared memory one block may ask for */
     char driver[64];        /* "580.159.04" from /proc/driver/nvidia/version, else the API version */
     int runtime_version, driver_api_version, cublas_version;
 } gpu_report;

@@ -1,7 +1,24 @@
 /* The chapter runner (see runner.h). */
+#include <stdarg.h>
 #include <string.h>
 
 #include "runner.h"
+
+static char g_unsupported[512];
+
+int launch_unsupported(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_unsupported, sizeof g_unsupported, fmt, ap);
+    va_end(ap);
+    return LAUNCH_UNSUPPORTED;
+}
+
+const char *launch_unsupported_take(char *buf, size_t len) {
+    snprintf(buf, len, "%s", g_unsupported[0] ? g_unsupported : "the launcher gave no reason");
+    g_unsupported[0] = 0;
+    return buf;
+}
 
 #define ERR_LEN 512
 #define MAX_SHAPES 64
@@ -133,8 +150,24 @@ static row_result run_row(const chapter *ch, const row_entry *r, bool exercise, 
         snprintf(res.text, sizeof res.text, "%s", skip);
         return res;
     }
+    if (a->library_off && r->role == ROLE_LIBRARY) {
+        res.status = ST_SKIP;
+        snprintf(res.text, sizeof res.text, "skip: --no-library");
+        snprintf(res.detail, sizeof res.detail,
+                 "library rows are left out of this run (the reference was computed on the CPU)");
+        return res;
+    }
+    if (r->smem_bytes > g->smem_optin_bytes) {
+        res.status = ST_SKIP;
+        snprintf(res.text, sizeof res.text, "skip: smem");
+        snprintf(res.detail, sizeof res.detail,
+                 "needs %d KiB of shared memory per block; this GPU allows %d KiB",
+                 r->smem_bytes / 1024, g->smem_optin_bytes / 1024);
+        return res;
+    }
     char why[ERR_LEN] = "";
-    if (ch->supports && !ch->supports(r, s, why, sizeof why)) {
+    if ((ch->supports && !ch->supports(r, s, why, sizeof why)) ||
+        (r->supports && !r->supports(s, why, sizeof why))) {
         res.status = ST_SKIP;
         snprintf(res.text, sizeof res.text, "skip: shape");
         snprintf(res.detail, sizeof res.detail, "%s", why);
@@ -144,6 +177,12 @@ static row_result run_row(const chapter *ch, const row_entry *r, bool exercise, 
     char err[ERR_LEN] = "";
     if (ch->prepare) ch->prepare(r, s);
     int rc = run_once(launch_thunk, &ctx, err, sizeof err);
+    if (rc == LAUNCH_UNSUPPORTED) {
+        res.status = ST_SKIP;
+        snprintf(res.text, sizeof res.text, "skip: launcher");
+        launch_unsupported_take(res.detail, sizeof res.detail);
+        return res;
+    }
     if (rc == LAUNCH_TODO) {
         res.status = ST_TODO;
         snprintf(res.text, sizeof res.text, "TODO");
@@ -216,11 +255,15 @@ static void print_problem(const chapter *ch, const run_args *a, FILE *f, table_f
             fmt == FORMAT_CSV ? "# " : "", ch->name, (unsigned long long)a->seed, a->iters,
             a->warmup, ch->flush_l2 ? ", L2 flushed before each" : "",
             fmt == FORMAT_MD ? "  " : "");
+    if (a->library_off)
+        fprintf(f, "%s--no-library: library rows left out; references computed on the CPU%s\n",
+                fmt == FORMAT_CSV ? "# " : "", fmt == FORMAT_MD ? "  " : "");
 }
 
 /* The timed table: every selected row (stages, then exercises) at every shape. */
 static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, const shape *shapes,
                     int nshapes) {
+    const setup_env env = {g, a->seed, a->library_off};
     const char *headers[TABLE_MAX_COLS];
     bool right[TABLE_MAX_COLS];
     int nc = 0;
@@ -247,7 +290,7 @@ static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, c
         const shape *s = &shapes[si];
         char label[64];
         shape_label(ch, s, label, sizeof label);
-        if (ch->setup(s, g, a->seed, err, sizeof err)) {
+        if (ch->setup(s, &env, err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", ch->name, err);
             table_free(&t);
             free(notes);
@@ -337,6 +380,7 @@ static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, c
 /* make check-NN: the learner's exercises at the test shapes, timed next to the stage. */
 static int mode_check(const chapter *ch, const run_args *a, const gpu_report *g,
                       const shape *shapes, int nshapes) {
+    const setup_env env = {g, a->seed, a->library_off};
     char shape_head[64];
     shape_heading(ch, shape_head, sizeof shape_head);
     const char *headers[] = {shape_head, "exercise", "status", "rel err", "time (us)",
@@ -353,7 +397,7 @@ static int mode_check(const chapter *ch, const run_args *a, const gpu_report *g,
         const shape *s = &shapes[si];
         char label[64];
         shape_label(ch, s, label, sizeof label);
-        if (ch->setup(s, g, a->seed, err, sizeof err)) {
+        if (ch->setup(s, &env, err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", ch->name, err);
             table_free(&t);
             free(notes);
@@ -399,13 +443,14 @@ static int mode_check(const chapter *ch, const run_args *a, const gpu_report *g,
  * LAUNCH_TODO report TODO. */
 static int mode_test(const chapter *ch, const run_args *a, const gpu_report *g,
                      const shape *shapes, int nshapes) {
+    const setup_env env = {g, a->seed, a->library_off};
     bool failed = false;
     char err[ERR_LEN];
     for (int si = 0; si < nshapes; si++) {
         const shape *s = &shapes[si];
         char label[64];
         shape_label(ch, s, label, sizeof label);
-        if (ch->setup(s, g, a->seed, err, sizeof err)) {
+        if (ch->setup(s, &env, err, sizeof err)) {
             printf("TEST FAIL %s setup %s %s\n", ch->name, label, err);
             return EXIT_KERNEL_FAILED;
         }

@@ -40,9 +40,26 @@ typedef struct {
     any_fn ex_launch;        /* the exercise's launcher, NULL if the stage has no exercise */
     const char *ceiling;     /* name of the row this row's percent column divides by, or NULL */
     const char *library;     /* name of the row this row's ratio column divides by, or NULL */
+    /* What the row says for itself (positional initializers may leave these out: zero/NULL). */
+    /* Can this row compute this shape? Writes why not (e.g. "M % 128 != 0") into why. NULL:
+     * every shape the chapter's own supports() accepts. */
+    bool (*supports)(const shape *s, char *why, size_t len);
+    /* Dynamic shared memory per block the stage needs at least, in bytes (0: none beyond the
+     * default 48 KiB). The runner skips the row on a GPU whose per-block opt-in limit is
+     * smaller, with the numbers in the reason. */
+    int smem_bytes;
 } row_entry;
 
 typedef enum { UNIT_GBPS, UNIT_TFLOPS } throughput_unit;
+
+/* What setup() gets besides the shape. */
+typedef struct {
+    const gpu_report *gpu;
+    uint64_t seed;
+    /* --no-library (make sanitize-NN): library rows are skipped, so a chapter whose reference
+     * is the library computes its reference another way (an fp64 product on the CPU). */
+    bool library_off;
+} setup_env;
 
 typedef struct chapter {
     const char *name;      /* "01_elementwise": names the binary, TEST lines and results */
@@ -65,13 +82,16 @@ typedef struct chapter {
 
     /* Allocate and fill what the shape needs. Return 0, or EXIT_BAD_USAGE with a message in
      * err when the shape does not fit in GPU memory. */
-    int (*setup)(const shape *s, const gpu_report *g, uint64_t seed, char *err, size_t errlen);
+    int (*setup)(const shape *s, const setup_env *env, char *err, size_t errlen);
     void (*teardown)(void);
-    /* Can this row compute this shape? If not, write why (e.g. "M % 128 != 0") into why. */
+    /* Optional: what every row of the chapter needs (e.g. "K % 8 == 0"), checked before the
+     * row's own supports(). Writes why not into why. Never dispatch on r->launch here: what a
+     * single row needs goes in that row's own supports() and smem_bytes. */
     bool (*supports)(const row_entry *r, const shape *s, char *why, size_t len);
     /* Called before a checked launch: fill this row's inputs if needed and poison its output. */
     void (*prepare)(const row_entry *r, const shape *s);
-    /* Launch the row (exercise = the ex_ twin). Returns LAUNCH_OK or LAUNCH_TODO. */
+    /* Launch the row (exercise = the ex_ twin). Returns LAUNCH_OK, LAUNCH_TODO, or
+     * LAUNCH_UNSUPPORTED (the launcher's own launch_unsupported() call says why). */
     int (*launch)(const row_entry *r, bool exercise, const shape *s, cudaStream_t stream);
     /* Compare the row's output with the reference. Returns false when the row has nothing to
      * check (a ceiling row); otherwise fills m and *max_rel_l2 with the bound that applies. */

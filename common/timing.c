@@ -39,7 +39,7 @@ static int launch_error(char *err, size_t len, bool sync) {
 int run_once(launch_fn launch, void *ctx, char *err, size_t errlen) {
     timing_init();
     int r = launch(ctx, stream);
-    if (r == LAUNCH_TODO) return LAUNCH_TODO;
+    if (r != LAUNCH_OK) return r; /* LAUNCH_TODO or LAUNCH_UNSUPPORTED: nothing was launched */
     return launch_error(err, errlen, true);
 }
 
@@ -52,7 +52,8 @@ int time_launches(launch_fn launch, void *ctx, int warmup, int iters, bool flush
     float first_ms = 0;
     for (int i = 0; i < warmup; i++) {
         if (i == 0) CUDA_CHECK(cudaEventRecord(ev_start[0], stream));
-        if (launch(ctx, stream) == LAUNCH_TODO) return LAUNCH_TODO;
+        int r = launch(ctx, stream);
+        if (r != LAUNCH_OK) return r;
         if (i == 0) CUDA_CHECK(cudaEventRecord(ev_stop[0], stream));
         if (launch_error(err, errlen, false)) return -1;
     }
@@ -73,7 +74,8 @@ int time_launches(launch_fn launch, void *ctx, int warmup, int iters, bool flush
         }
         if (flush_l2) l2_flush(stream);
         CUDA_CHECK(cudaEventRecord(ev_start[p], stream));
-        if (launch(ctx, stream) == LAUNCH_TODO) return LAUNCH_TODO;
+        int r = launch(ctx, stream);
+        if (r != LAUNCH_OK) return r;
         CUDA_CHECK(cudaEventRecord(ev_stop[p], stream));
         if (launch_error(err, errlen, false)) return -1;
     }

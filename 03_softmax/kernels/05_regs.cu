@@ -188,7 +188,9 @@ static int launch(const void *xv, void *yv, long rows, long cols, cudaStream_t s
     const long max_threads = cols % (16 / sizeof(T)) == 0 ? MAX_THREADS : MAX_THREADS_V1;
     int e = c->block_elems;
     while (e < 32 && (cols + e - 1) / e > max_threads) e *= 2;
-    if ((cols + e - 1) / e > max_threads) return SOFTMAX_UNSUPPORTED;
+    if ((cols + e - 1) / e > max_threads)
+        return launch_unsupported("%ld columns need more than %ld threads at %d per thread", cols,
+                                  max_threads, e);
     int threads = (int)(((cols + e - 1) / e + 31) / 32 * 32);
     unsigned int blocks = (unsigned int)rows;
     if (e == 8) launch_e<T, 8, false>(x, y, rows, cols, blocks, threads, stream);

@@ -495,7 +495,9 @@ template <typename T>
 static int launch(bool cluster, const void *x, void *y, long rows, long cols,
                   cudaStream_t stream) {
     row_cut c;
-    if (!cut_row(cols, (int)sizeof(T), cluster, &c)) return SOFTMAX_UNSUPPORTED;
+    if (!cut_row(cols, (int)sizeof(T), cluster, &c))
+        return launch_unsupported("%ld columns do not fit %s", cols,
+                                  cluster ? "one cluster's registers" : "the fallback's blocks");
     constexpr int VMAX = 16 / sizeof(T);
     if constexpr (sizeof(T) == 2) {
         if (c.pack) { /* cluster, fp16, vec */
