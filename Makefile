@@ -7,18 +7,44 @@ NVCC      ?= nvcc
 CC        := gcc
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 BUILD     := build
-ARCH      ?= all
 
-# Chapters and the GPU architectures each is built for (DESIGN.md, "Builds").
+# The chapters: every NN_topic directory.
 CHAPTERS := $(sort $(wildcard [0-9][0-9]_*))
-ARCHS_mma    := sm_80 sm_89 sm_90a
-ARCHS_hopper := sm_90a
-chapter_archs = $(if $(filter 06_% 07_%,$(1)),$(ARCHS_hopper),$(ARCHS_mma))
-# make ARCH=sm_90a narrows every chapter to that architecture.
-narrow    = $(if $(filter all,$(ARCH)),$(1),$(filter $(ARCH),$(1)))
-gencode   = $(foreach a,$(call narrow,$(1)),-gencode=arch=compute_$(a:sm_%=%),code=$(a))
 
-CFLAGS    := -std=c11 -O2 -Wall -Wextra -Werror -Wno-format-truncation -Wno-missing-field-initializers -MMD -MP -Icommon -I$(CUDA_HOME)/include
+# Parallel by default: a first build compiles every stage for up to three architectures, one
+# nvcc per core. `make -j1` (or any -j) on the command line still wins.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+
+# The GPU of this machine, if any (compute capability as "90"); empty without a driver (CI).
+GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | \
+                  head -n 1 | tr -d ' .')
+# ARCH: which architecture to build. Default: the GPU's own when it is one we build for (sm_90
+# means sm_90a: the wgmma stages need the "a" target), else all of them. `make ARCH=all` builds
+# every architecture on any machine; `make ARCH=sm_80` narrows to one.
+ARCH_OF_GPU := $(if $(filter 90,$(GPU_CC)),sm_90a,$(if $(filter 80 89,$(GPU_CC)),sm_$(GPU_CC),all))
+ARCH      ?= $(ARCH_OF_GPU)
+$(if $(filter all sm_80 sm_89 sm_90a,$(ARCH)),,$(error ARCH=$(ARCH): use one of all sm_80 sm_89 sm_90a))
+
+# A file's architectures (docs/design.md, "Builds"): a file named *_sm90a.cu uses instructions
+# that exist only on sm_90a (wgmma, setmaxnreg, TMA with wgmma), so it is compiled for sm_90a
+# alone whatever ARCH says (its rows report "skip: needs sm_90a" on other GPUs); every other file
+# for sm_80, sm_89 and sm_90a, narrowed by ARCH.
+ARCHS_all    := sm_80 sm_89 sm_90a
+ARCHS_hopper := sm_90a
+narrow     = $(if $(filter all,$(ARCH)),$(1),$(filter $(ARCH),$(1)))
+file_archs = $(if $(filter %_sm90a.cu,$(1)),$(ARCHS_hopper),$(call narrow,$(ARCHS_all)))
+gencode    = $(foreach a,$(1),-gencode=arch=compute_$(a:sm_%=%),code=$(a))
+file_gencode = $(call gencode,$(call file_archs,$(1)))
+
+# Objects remember the ARCH they were built for: a change of ARCH rebuilds them.
+ARCH_STAMP := $(BUILD)/arch.stamp
+$(shell mkdir -p $(BUILD); [ "$$(cat $(ARCH_STAMP) 2>/dev/null)" = "$(ARCH)" ] || \
+        echo "$(ARCH)" >$(ARCH_STAMP))
+
+CFLAGS    := -std=c11 -O2 -Wall -Wextra -Werror -Wno-format-truncation \
+             -Wno-missing-field-initializers -MMD -MP -Icommon -I$(CUDA_HOME)/include
 NVCCFLAGS := -std=c++17 -O3 -lineinfo -MMD -MP -Icommon --Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror -Xptxas -warn-spills
 LDLIBS    := -lcublasLt -lcublas -lm
@@ -26,10 +52,17 @@ LDLIBS    := -lcublasLt -lcublas -lm
 COMMON_C    := $(wildcard common/*.c)
 COMMON_OBJS := $(COMMON_C:%.c=$(BUILD)/%.o) $(BUILD)/common/gpu.o
 HOST_OBJS   := $(BUILD)/common/args.o $(BUILD)/common/stats.o $(BUILD)/common/table.o \
-               $(BUILD)/common/convert.o
+               $(BUILD)/common/convert.o $(BUILD)/common/tensor_map.o
 
 BINS        := $(CHAPTERS:%=$(BUILD)/bin/%)
 SOLVED_BINS := $(CHAPTERS:%=$(BUILD)/bin/%.solved)
+# The solved builds (every stage compiled again as its own exercise) are only ever run on a GPU:
+# without one, make test leaves them out (their tests are counted as skipped either way).
+TEST_SOLVED := $(if $(GPU_CC),$(SOLVED_BINS))
+# Harness tests beyond the unit tests: the PTX wrappers' SASS (compiled, never run) and two GPU
+# programs that print PASS/FAIL/SKIP lines (SKIP without a suitable GPU).
+PTX_CUBINS  := $(patsubst tests/%.cu,$(BUILD)/tests/%.cubin,$(wildcard tests/*_wrappers_sm90a.cu))
+TEST_PROGS  := $(BUILD)/bin/test_harness $(BUILD)/bin/test_gemm_ref $(BUILD)/bin/test_hopper
 
 .PHONY: all help test bench clean $(foreach c,$(CHAPTERS),run-$(firstword $(subst _, ,$(c))) \
         check-$(firstword $(subst _, ,$(c))) sanitize-$(firstword $(subst _, ,$(c))) \
@@ -47,7 +80,8 @@ help:
 	@echo "make sanitize-NN     compute-sanitizer memcheck and racecheck at small shapes"
 	@echo "make profile-NN KERNEL=name   Nsight Compute on one kernel"
 	@echo "make clean           remove build/"
-	@echo "options: ARCH=sm_90a (build one architecture), NVCC=/path/to/nvcc"
+	@echo "options: ARCH=sm_90a (one architecture; default: this machine's GPU, or all three"
+	@echo "         without one: now $(ARCH)), ARCH=all, NVCC=/path/to/nvcc, -jN (default: all cores)"
 	@echo "chapters: $(CHAPTERS)"
 
 # ---- common ----------------------------------------------------------------------------------
@@ -55,9 +89,9 @@ $(BUILD)/common/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/common/gpu.o: common/gpu.cu
+$(BUILD)/common/gpu.o: common/gpu.cu $(ARCH_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(call gencode,$(ARCHS_mma)) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) $(call file_gencode,$<) -c $< -o $@
 
 # ---- chapters ------------------------------------------------------------------------------------
 # Each chapter: driver.c (C11) + kernels/*.cu (the stages) + exercises/*.cu (the skeletons),
@@ -74,23 +108,23 @@ $(1)_SOLVED := $(BUILD)/$(1)/driver.o $$($(1)_KERNEL_OBJS) $$($(1)_KERNEL_SRC:$(
 
 $(BUILD)/bin/$(1): $$($(1)_OBJS) $(COMMON_OBJS)
 	@mkdir -p $$(@D)
-	$(NVCC) $(call gencode,$(call chapter_archs,$(1))) -o $$@ $$^ $(LDLIBS)
+	$(NVCC) -o $$@ $$^ $(LDLIBS)
 
 $(BUILD)/bin/$(1).solved: $$($(1)_SOLVED) $(COMMON_OBJS)
 	@mkdir -p $$(@D)
-	$(NVCC) $(call gencode,$(call chapter_archs,$(1))) -o $$@ $$^ $(LDLIBS)
+	$(NVCC) -o $$@ $$^ $(LDLIBS)
 
 $(BUILD)/$(1)/driver.o: $(1)/driver.c
 	@mkdir -p $$(@D)
 	$(CC) $(CFLAGS) -I$(1) -c $$< -o $$@
 
-$(BUILD)/$(1)/%.o: $(1)/%.cu
+$(BUILD)/$(1)/%.o: $(1)/%.cu $(ARCH_STAMP)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(1) $(call gencode,$(call chapter_archs,$(1))) -c $$< -o $$@
+	$(NVCC) $(NVCCFLAGS) -I$(1) $$(call file_gencode,$$<) -c $$< -o $$@
 
-$(BUILD)/$(1)/solved/%.o: $(1)/kernels/%.cu
+$(BUILD)/$(1)/solved/%.o: $(1)/kernels/%.cu $(ARCH_STAMP)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(1) -DSTAGE_AS_EXERCISE $(call gencode,$(call chapter_archs,$(1))) -c $$< -o $$@
+	$(NVCC) $(NVCCFLAGS) -I$(1) -DSTAGE_AS_EXERCISE $$(call file_gencode,$$<) -c $$< -o $$@
 
 run-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	$(BUILD)/bin/$(1) $$(ARGS)
@@ -98,9 +132,12 @@ run-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 check-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	$(BUILD)/bin/$(1) --check $$(ARGS)
 
+# The library rows are left out (--no-library) and the references computed on the CPU: the
+# sanitizer then judges our kernels alone (cuBLAS's own kernels gave racecheck hazards).
 sanitize-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
-	compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick $$(ARGS)
-	compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick $$(ARGS)
+	@echo "compute-sanitizer on our kernels at the --quick shapes; library rows left out (--no-library)"
+	compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick --no-library $$(ARGS)
+	compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick --no-library $$(ARGS)
 
 profile-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	@test -n "$$(KERNEL)" || { echo "usage: make profile-$(firstword $(subst _, ,$(1))) KERNEL=name (see $(BUILD)/bin/$(1) --list)"; exit 2; }
@@ -113,9 +150,31 @@ $(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c))))
 # ---- tests and benchmarks ------------------------------------------------------------------------
 $(BUILD)/bin/test_harness: tests/test_harness.c $(HOST_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -lm
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -L$(CUDA_HOME)/lib64 -lcudart -lm
 
-test: $(BINS) $(SOLVED_BINS) $(BUILD)/bin/test_harness
+$(BUILD)/tests/test_gemm_ref.o: tests/test_gemm_ref.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/bin/test_gemm_ref: $(BUILD)/tests/test_gemm_ref.o $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	$(NVCC) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/test_hopper_sm90a.o: tests/test_hopper_sm90a.cu $(ARCH_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(call file_gencode,$<) -c $< -o $@
+
+$(BUILD)/bin/test_hopper: $(BUILD)/tests/test_hopper_sm90a.o $(COMMON_OBJS)
+	@mkdir -p $(@D)
+	$(NVCC) -o $@ $^ $(LDLIBS)
+
+# The wrappers' SASS test compiles kernels that use every wrapper, for sm_90a, to a cubin that
+# tests/ptx_sass.sh reads with cuobjdump.
+$(BUILD)/tests/%.cubin: tests/%.cu $(wildcard common/ptx/*.cuh)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -cubin -gencode=arch=compute_90a,code=sm_90a $< -o $@
+
+test: $(BINS) $(TEST_SOLVED) $(TEST_PROGS) $(PTX_CUBINS)
 	@bash tests/run.sh $(CHAPTERS)
 
 bench: $(BINS)

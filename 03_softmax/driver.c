@@ -38,9 +38,57 @@ enum { V_F32 = SOFTMAX_F32, V_F16 = SOFTMAX_F16, V_COPY = 2 };
 #define V_DTYPE(v) ((softmax_dtype)((v) & 1))
 
 /* A stage row: name, description, arch, dtype, launcher, kernel symbol, must / must-not. */
-#define STAGE_ROW(nm, desc, arch, dt, fn, sym, must, must_not)                                     \
+#define STAGE_ROW(nm, desc, arch, dt, fn, sym, must, must_not, fits)                               \
     {{nm, desc, arch, sym, must, must_not}, ROLE_STAGE, VARIANT(dt, 0), (any_fn)fn,              \
-     (any_fn)ex_##fn, (dt) == SOFTMAX_F16 ? "memcpy_f16" : "memcpy", NULL}
+     (any_fn)ex_##fn, (dt) == SOFTMAX_F16 ? "memcpy_f16" : "memcpy", NULL, fits}
+
+/* The naive stage gives one thread per row and reads each row three times: at the bench sizes
+ * a launch takes seconds, so it runs only where that stays short. Its single fp32 running sum
+ * also drifts with the width (about 1e-9 relative per term on these inputs, a bias, not noise:
+ * 2.8e-5 at 32768 terms), so it stops at 16384 elements per row, a quarter of the fp32 bound. */
+#define NAIVE_MAX_ELEMS (1L << 23)
+#define NAIVE_MAX_COLS 16384L
+
+static bool naive_fits(const shape *s, char *why, size_t len) {
+    long rows = s->d[0], cols = s->d[1];
+    if (rows * cols > NAIVE_MAX_ELEMS) {
+        snprintf(why, len, "naive runs only up to %ld elements (one thread per row: seconds per "
+                 "launch beyond)", NAIVE_MAX_ELEMS);
+        return false;
+    }
+    if (cols > NAIVE_MAX_COLS) {
+        snprintf(why, len, "naive runs only up to %ld columns (one fp32 running sum drifts past "
+                 "the fp32 bound beyond: README, Correctness)", NAIVE_MAX_COLS);
+        return false;
+    }
+    return true;
+}
+
+/* Stage 5 holds a row in one block's registers, stage 6 in 8 blocks'; rows whose width is not a
+ * whole number of 16-byte packs hold fewer elements per thread. */
+static bool width_fits(const shape *s, softmax_dtype dt, long max_aligned, long max_unaligned,
+                       const char *what, char *why, size_t len) {
+    long cols = s->d[1];
+    long max = SOFTMAX_ALIGNED(cols, dt) ? max_aligned : max_unaligned;
+    if (cols > max) {
+        snprintf(why, len, "cols > %ld: the row does not fit %s", max, what);
+        return false;
+    }
+    return true;
+}
+
+#define WIDTH_PREDICATE(name, dt, max_aligned, max_unaligned, what)                                \
+    static bool name(const shape *s, char *why, size_t len) {                                      \
+        return width_fits(s, dt, max_aligned, max_unaligned, what, why, len);                      \
+    }
+WIDTH_PREDICATE(regs_fits_f32, SOFTMAX_F32, SOFTMAX_REGS_MAX_COLS,
+                SOFTMAX_REGS_MAX_COLS_UNALIGNED, "one block's registers (stage 6 takes it)")
+WIDTH_PREDICATE(regs_fits_f16, SOFTMAX_F16, SOFTMAX_REGS_MAX_COLS,
+                SOFTMAX_REGS_MAX_COLS_UNALIGNED, "one block's registers (stage 6 takes it)")
+WIDTH_PREDICATE(cluster_fits_f32, SOFTMAX_F32, SOFTMAX_CLUSTER_MAX_COLS,
+                SOFTMAX_CLUSTER_MAX_COLS_UNALIGNED, "8 blocks' registers")
+WIDTH_PREDICATE(cluster_fits_f16, SOFTMAX_F16, SOFTMAX_CLUSTER_MAX_COLS,
+                SOFTMAX_CLUSTER_MAX_COLS_UNALIGNED, "8 blocks' registers")
 
 static int memcpy_ceiling(const void *x, void *y, long rows, long cols, softmax_dtype dtype,
                           cudaStream_t s) {
@@ -59,38 +107,40 @@ static const row_entry ROWS[] = {
       ARCH_ANY, NULL, NULL, NULL},
      ROLE_CEILING, VARIANT(F16, 1), (any_fn)memcpy_ceiling, NULL, NULL, NULL},
     STAGE_ROW("f32_naive", "one thread per row, three passes", ARCH_ANY, F32, softmax_naive,
-              "softmax_naive_kernelIf", "LDG.E STG.E MUFU.EX2", "SHFL " NO_SPILLS),
+              "softmax_naive_kernelIf", "LDG.E STG.E MUFU.EX2", "SHFL " NO_SPILLS, naive_fits),
     STAGE_ROW("f32_block_smem", "one block per row, shared-memory tree reductions, three passes",
               ARCH_ANY, F32, softmax_block_smem, "softmax_block_smem_kernelIf",
-              "BAR.SYNC STS LDS MUFU.EX2", "SHFL " NO_SPILLS),
+              "BAR.SYNC STS LDS MUFU.EX2", "SHFL " NO_SPILLS, NULL),
     STAGE_ROW("f32_warp_shfl", "shuffle reductions; a warp per row up to 1024, three passes",
-              ARCH_ANY, F32, softmax_warp_shfl, "row_kernelIf", "SHFL.BFLY MUFU.EX2", NO_SPILLS),
+              ARCH_ANY, F32, softmax_warp_shfl, "row_kernelIf", "SHFL.BFLY MUFU.EX2", NO_SPILLS,
+              NULL),
     STAGE_ROW("f32_online", "online softmax: max and sum in one pass, two reads", ARCH_ANY, F32,
-              softmax_online, "softmax_online_", "SHFL.BFLY MUFU.EX2", NO_SPILLS),
+              softmax_online, "softmax_online_", "SHFL.BFLY MUFU.EX2", NO_SPILLS, NULL),
     STAGE_ROW("f32_regs", "row in registers, 128-bit, warp or block per row by width (<= 32K)",
               ARCH_ANY, F32, softmax_regs, "softmax_regs_kernelIf",
-              "LDG.E.128 STG.E.128 SHFL.BFLY MUFU.EX2", NO_SPILLS),
+              "LDG.E.128 STG.E.128 SHFL.BFLY MUFU.EX2", NO_SPILLS, regs_fits_f32),
     STAGE_ROW("f32_cluster", "cluster of blocks per row, partials through DSMEM (sm_90)",
               ARCH_SM90A, F32, softmax_cluster, "softmax_cluster_kernelIf",
-              "LDG.E.128 STG.E.128 UCGABAR_ARV UCGABAR_WAIT", NO_SPILLS),
+              "LDG.E.128 STG.E.128 UCGABAR_ARV UCGABAR_WAIT", NO_SPILLS, cluster_fits_f32),
     STAGE_ROW("f32_split", "stage 6 fallback: two kernels, partials through global memory",
-              ARCH_ANY, F32, softmax_split, "softmax_split_", "LDG.E.128 STG.E.128", NO_SPILLS),
+              ARCH_ANY, F32, softmax_split, "softmax_split_", "LDG.E.128 STG.E.128", NO_SPILLS,
+              cluster_fits_f32),
     STAGE_ROW("f16_naive", "fp16: one thread per row, three passes", ARCH_ANY, F16, softmax_naive,
-              "softmax_naive_kernelI6__half", "LDG.E.U16 STG.E.U16", NO_SPILLS),
+              "softmax_naive_kernelI6__half", "LDG.E.U16 STG.E.U16", NO_SPILLS, naive_fits),
     STAGE_ROW("f16_block_smem", "fp16: one block per row, shared-memory reductions", ARCH_ANY,
-              F16, softmax_block_smem, NULL, NULL, NULL),
+              F16, softmax_block_smem, NULL, NULL, NULL, NULL),
     STAGE_ROW("f16_warp_shfl", "fp16: shuffle reductions, a warp per row up to 1024", ARCH_ANY,
-              F16, softmax_warp_shfl, NULL, NULL, NULL),
+              F16, softmax_warp_shfl, NULL, NULL, NULL, NULL),
     STAGE_ROW("f16_online", "fp16: online softmax, two reads", ARCH_ANY, F16, softmax_online, NULL,
-              NULL, NULL),
+              NULL, NULL, NULL),
     STAGE_ROW("f16_regs", "fp16: row in registers, 8 halves per 128-bit access", ARCH_ANY, F16,
               softmax_regs, "softmax_regs_kernelI6__half", "LDG.E.128 STG.E.128 SHFL.BFLY",
-              NO_SPILLS),
+              NO_SPILLS, regs_fits_f16),
     STAGE_ROW("f16_cluster", "fp16: cluster of blocks per row through DSMEM (sm_90)", ARCH_SM90A,
               F16, softmax_cluster, "softmax_cluster_kernelI6__half",
-              "LDG.E.128 STG.E.128 UCGABAR_ARV UCGABAR_WAIT", NO_SPILLS),
+              "LDG.E.128 STG.E.128 UCGABAR_ARV UCGABAR_WAIT", NO_SPILLS, cluster_fits_f16),
     STAGE_ROW("f16_split", "fp16: stage 6 fallback, two kernels", ARCH_ANY, F16, softmax_split,
-              NULL, NULL, NULL),
+              NULL, NULL, NULL, cluster_fits_f16),
 };
 
 /* ---- problem state for the current shape -------------------------------------------------- */
@@ -260,41 +310,6 @@ static const char *dtype(const row_entry *r) {
     return V_DTYPE(r->variant) == SOFTMAX_F16 ? "fp16" : "fp32";
 }
 
-/* The naive stage gives one thread per row and reads each row three times: at the bench sizes
- * a launch takes seconds, so it runs only where that stays short. Its single fp32 running sum
- * also drifts with the width (about 1e-9 relative per term on these inputs, a bias, not noise:
- * 2.8e-5 at 32768 terms), so it stops at 16384 elements per row, a quarter of the fp32 bound. */
-#define NAIVE_MAX_ELEMS (1L << 23)
-#define NAIVE_MAX_COLS 16384L
-
-static bool supports(const row_entry *r, const shape *s, char *why, size_t len) {
-    long rows = s->d[0], cols = s->d[1];
-    softmax_fn fn = (softmax_fn)r->launch;
-    if (fn == softmax_naive && rows * cols > NAIVE_MAX_ELEMS) {
-        snprintf(why, len, "naive runs only up to %ld elements (one thread per row: seconds per "
-                 "launch beyond)", NAIVE_MAX_ELEMS);
-        return false;
-    }
-    if (fn == softmax_naive && cols > NAIVE_MAX_COLS) {
-        snprintf(why, len, "naive runs only up to %ld columns (one fp32 running sum drifts past "
-                 "the fp32 bound beyond: README, Correctness)", NAIVE_MAX_COLS);
-        return false;
-    }
-    bool aligned = SOFTMAX_ALIGNED(cols, V_DTYPE(r->variant));
-    long regs_max = aligned ? SOFTMAX_REGS_MAX_COLS : SOFTMAX_REGS_MAX_COLS_UNALIGNED;
-    long cluster_max = aligned ? SOFTMAX_CLUSTER_MAX_COLS : SOFTMAX_CLUSTER_MAX_COLS_UNALIGNED;
-    if (fn == softmax_regs && cols > regs_max) {
-        snprintf(why, len, "cols > %ld: the row does not fit one block's registers (stage 6)",
-                 regs_max);
-        return false;
-    }
-    if ((fn == softmax_cluster || fn == softmax_split) && cols > cluster_max) {
-        snprintf(why, len, "cols > %ld: the row does not fit 8 blocks' registers", cluster_max);
-        return false;
-    }
-    return true;
-}
-
 /* rows x cols. The first five are small enough for --quick (compute-sanitizer); together they
  * cover one element, odd widths (no 16-byte packs), aligned widths, a warp per row, a block
  * per row and a cluster of 2. The rest add 3 rows of 65537 (scalar, 8-block cluster), widths
@@ -337,7 +352,7 @@ int main(int argc, char **argv) {
         .nrows = sizeof ROWS / sizeof ROWS[0],
         .setup = setup,
         .teardown = teardown,
-        .supports = supports,
+        .supports = NULL,
         .prepare = prepare,
         .launch = launch,
         .check = check,

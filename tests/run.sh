@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The test driver behind `make test` (DESIGN.md, "Tests"). make has already built every chapter
 # with warnings as errors. This script runs, in order:
-#   1. the host unit tests of the harness (build/bin/test_harness);
+#   1. the harness's test programs: host unit tests (build/bin/test_harness), and the GEMM
+#      references and Hopper wrappers on the GPU (test_gemm_ref, test_hopper: SKIP without one);
 #   2. the command-line contract of every chapter binary (exit codes 0/2/3, messages);
-#   3. the SASS checks: each stage's must / must-not opcodes, read with cuobjdump, and a
-#      chapter's own claims in NN_topic/sass_checks.sh where it has one;
+#   3. the SASS checks: the PTX wrappers' opcodes (tests/*_wrappers_sm90a.cu), each stage's
+#      must / must-not opcodes, read with cuobjdump, and a chapter's own claims in
+#      NN_topic/sass_checks.sh where it has one;
 #   4. on a GPU: every kernel at the test shapes (--test), the exercises built with the
 #      reference stages substituted (NN_topic.solved: all must PASS), and the shipped
 #      skeletons (must report TODO, or PASS once you have written them).
@@ -29,14 +31,25 @@ result() { # PASS|FAIL|SKIP description
 section() { echo "== $1"; echo "== $1" >>"$LOG"; }
 
 # ---- 1. unit tests ----------------------------------------------------------------------------
-section "harness unit tests"
-if [ -x "$BUILD/bin/test_harness" ]; then
+# Harness test programs print PASS, FAIL or SKIP lines: the unit tests (no GPU needed), the GEMM
+# references against fp64 and the Hopper wrappers (TMA, mbarrier, wgmma) on the GPU, which print
+# SKIP lines without one. A program that crashes or prints no result line is a failure.
+section "harness tests"
+harness_program() { # label program
+    local label=$1 prog=$2 out rc got=0 word rest
+    if [ ! -x "$prog" ]; then result FAIL "$label: $prog was not built"; return; fi
+    out=$("$prog" 2>>"$LOG")
+    rc=$?
     while read -r word rest; do
-        case $word in PASS | FAIL) result "$word" "unit: $rest" ;; esac
-    done < <("$BUILD/bin/test_harness")
-else
-    result FAIL "unit: $BUILD/bin/test_harness was not built"
-fi
+        case $word in PASS | FAIL | SKIP) result "$word" "$label: $rest"; got=1 ;; esac
+    done <<<"$out"
+    if [ $rc != 0 ] || [ $got = 0 ]; then
+        result FAIL "$label: $prog exited $rc: $(echo "$out" | tail -n 1)"
+    fi
+}
+harness_program unit "$BUILD/bin/test_harness"
+harness_program gemm_ref "$BUILD/bin/test_gemm_ref"
+harness_program hopper "$BUILD/bin/test_hopper"
 
 # ---- 2. command-line contract ----------------------------------------------------------------
 expect_exit() { # want description command...
@@ -65,6 +78,12 @@ for ch in "$@"; do
     out=$("$bin" "$dim" 2^40 --iters 1 2>&1); rc=$?
     if [ $rc = 3 ]; then
         result PASS "cli: $ch without a GPU exits 3"
+        # No driver at all must not read as "update your driver" (the runtime's own words).
+        if [ ! -e /proc/driver/nvidia/version ]; then
+            if echo "$out" | grep -q "no NVIDIA driver or GPU was found"; then
+                result PASS "cli: $ch says plainly that no driver or GPU was found"
+            else result FAIL "cli: $ch no-driver message: $(echo "$out" | tail -n 1)"; fi
+        fi
     elif [ $rc = 2 ]; then
         gpu_present=1
         result PASS "cli: $ch size beyond GPU memory exits 2"
@@ -91,6 +110,36 @@ CUOBJDUMP=$(find_cuobjdump)
 if [ -n "$CUOBJDUMP" ]; then
     export PATH="$(dirname "$CUOBJDUMP"):$PATH"  # cuobjdump -sass runs nvdisasm from beside it
 fi
+# The PTX wrappers (common/ptx/): tests/*_wrappers_sm90a.cu hold a kernel per wrapper, each after
+# a line "// sass: KERNEL OPCODE...": the opcodes (prefixes) its sm_90a SASS must contain, so that
+# no wrapper compiles to nothing.
+for src in tests/*_wrappers_sm90a.cu; do
+    [ -f "$src" ] || continue
+    cubin=$BUILD/tests/$(basename "$src" .cu).cubin
+    specs=$(sed -n 's|^// sass: *||p' "$src")
+    if [ -z "$CUOBJDUMP" ] || [ ! -f "$cubin" ] ||
+        ! "$CUOBJDUMP" -sass "$cubin" >"$cubin.sass" 2>"$cubin.err"; then
+        why="cuobjdump not found"
+        [ -n "$CUOBJDUMP" ] && why="no SASS from $cubin: $(head -n 1 "$cubin.err" 2>/dev/null)"
+        while read -r kernel _; do result SKIP "ptx: $kernel: $why"; done <<<"$specs"
+        continue
+    fi
+    while read -r kernel must; do
+        [ -n "$kernel" ] || continue
+        ops=$(awk -v k="$kernel" '/Function : / { fn = $3 }
+              fn == k && /^[ \t]*\/\*[0-9a-f]+\*\// {
+                  line = $0; sub(/^[ \t]*\/\*[0-9a-f]+\*\/[ \t]*/, "", line)
+                  sub(/^@!?U?P[T0-9]+[ \t]+/, "", line)
+                  split(line, tok, /[ \t;]+/); print tok[1] }' "$cubin.sass" | sort -u)
+        if [ -z "$ops" ]; then result FAIL "ptx: $kernel: no such function in $cubin"; continue; fi
+        bad=""
+        for op in $must; do
+            echo "$ops" | grep -qE "^${op//./\\.}(\\.|\$)" || bad="$bad missing $op;"
+        done
+        if [ -z "$bad" ]; then result PASS "ptx: $kernel has $must"
+        else result FAIL "ptx: $kernel:$bad"; fi
+    done <<<"$specs"
+done
 for ch in "$@"; do
     bin=$BUILD/bin/$ch
     spec=$("$bin" --sass-spec)

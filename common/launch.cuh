@@ -1,0 +1,127 @@
+/* Launching what <<<grid, block, smem, stream>>> cannot say: thread-block clusters, and more than
+ * 48 KiB of dynamic shared memory per block.
+ *
+ *   launch_cfg cfg = {grid, block, smem_bytes, cluster_x, stream};
+ *   return launch_kernel(my_kernel, cfg, arg0, arg1, ...);
+ *
+ * launch_kernel() returns LAUNCH_OK once the launch is enqueued (a launch error is read by the
+ * caller with cudaGetLastError, as after <<<>>>), or LAUNCH_UNSUPPORTED, launching nothing, with
+ * a reason the table prints, when this GPU cannot run the configuration: more shared memory
+ * than a block may have here, or a cluster the GPU cannot place (too many blocks, too much shared
+ * memory or too many threads per cluster). The first launch of each (kernel, smem, cluster)
+ * raises the kernel's limits and asks the occupancy API whether one cluster fits; later launches
+ * reuse the answer, so a timed launch pays for neither.
+ *
+ * Why the attributes: a kernel may use more than 48 KiB of dynamic shared memory only after
+ * cudaFuncSetAttribute(MaxDynamicSharedMemorySize) raises its limit (sm_80: up to 163 KiB,
+ * sm_89: 99 KiB, sm_90: 227 KiB); clusters of more than 8 blocks are "non-portable" and need
+ * NonPortableClusterSizeAllowed (sm_90 places up to 16). Clusters exist from sm_90 on. */
+#ifndef LAUNCH_CUH
+#define LAUNCH_CUH
+
+#include <cuda_runtime.h>
+
+#include "harness.h"
+
+typedef struct {
+    dim3 grid, block;
+    size_t smem;         /* dynamic shared memory per block, bytes */
+    unsigned cluster;    /* blocks per cluster along x; 0 or 1: no cluster */
+    cudaStream_t stream;
+} launch_cfg;
+
+/* Raises the kernel's limits for cfg and checks that cfg can run here, once per (kernel, smem,
+ * cluster) and translation unit. Returns LAUNCH_OK or launch_unsupported(reason). */
+static inline int launch_prepare(const void *kernel, const launch_cfg *cfg) {
+    typedef struct {
+        const void *kernel;
+        size_t smem;
+        unsigned cluster, threads;
+        int verdict;
+    } prepared;
+    static prepared seen[64];
+    static int nseen;
+    const unsigned cluster = cfg->cluster > 1 ? cfg->cluster : 1;
+    const unsigned threads = cfg->block.x * cfg->block.y * cfg->block.z;
+    for (int i = 0; i < nseen; i++)
+        if (seen[i].kernel == kernel && seen[i].smem == cfg->smem &&
+            seen[i].cluster == cluster && seen[i].threads == threads) {
+            if (seen[i].verdict == LAUNCH_OK) return LAUNCH_OK;
+            break; /* ask again, so that the reason is recorded for this launch too */
+        }
+    int device = 0, optin = 0, cc_major = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device);
+    int verdict = LAUNCH_OK;
+    if (cfg->smem > (size_t)optin) {
+        verdict = launch_unsupported("needs %zu KiB of shared memory per block; this GPU allows "
+                                     "%d KiB", cfg->smem / 1024, optin / 1024);
+    } else if (cluster > 1 && cc_major < 9) {
+        verdict = launch_unsupported("needs thread-block clusters (sm_90 and later)");
+    } else if (cluster > 16) {
+        verdict = launch_unsupported("a cluster of %u blocks: at most 16 exist", cluster);
+    } else {
+        if (cfg->smem > 48 * 1024 &&
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)cfg->smem) != cudaSuccess) {
+            cudaGetLastError(); /* not sticky: clear it, the reason goes in the table */
+            verdict = launch_unsupported("cannot raise the kernel's shared memory to %zu KiB",
+                                         cfg->smem / 1024);
+        }
+        if (verdict == LAUNCH_OK && cluster > 8 &&
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+                cudaSuccess) {
+            cudaGetLastError();
+            verdict = launch_unsupported("this GPU refuses clusters of %u blocks", cluster);
+        }
+        if (verdict == LAUNCH_OK && cluster > 1) {
+            cudaLaunchAttribute attr;
+            attr.id = cudaLaunchAttributeClusterDimension;
+            attr.val.clusterDim.x = cluster;
+            attr.val.clusterDim.y = 1;
+            attr.val.clusterDim.z = 1;
+            cudaLaunchConfig_t c = {};
+            c.gridDim = cfg->grid;
+            c.blockDim = cfg->block;
+            c.dynamicSmemBytes = cfg->smem;
+            c.attrs = &attr;
+            c.numAttrs = 1;
+            int clusters = 0;
+            if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &c) != cudaSuccess ||
+                clusters < 1) {
+                cudaGetLastError();
+                verdict = launch_unsupported("this GPU cannot place a cluster of %u blocks of %u "
+                                             "threads with %zu KiB of shared memory each",
+                                             cluster, threads, cfg->smem / 1024);
+            }
+        }
+    }
+    if (nseen < (int)(sizeof seen / sizeof seen[0]))
+        seen[nseen++] = (prepared){kernel, cfg->smem, cluster, threads, verdict};
+    return verdict;
+}
+
+/* Enqueues kernel<<<cfg>>>(args...) with its cluster shape. The arguments are converted to the
+ * kernel's parameter types as in a <<<>>> launch. */
+template <typename... Params, typename... Args>
+static inline int launch_kernel(void (*kernel)(Params...), const launch_cfg &cfg, Args... args) {
+    int rc = launch_prepare((const void *)kernel, &cfg);
+    if (rc != LAUNCH_OK) return rc;
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cfg.cluster > 1 ? cfg.cluster : 1;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = cfg.grid;
+    c.blockDim = cfg.block;
+    c.dynamicSmemBytes = cfg.smem;
+    c.stream = cfg.stream;
+    c.attrs = &attr;
+    c.numAttrs = cfg.cluster > 1 ? 1 : 0;
+    cudaLaunchKernelEx(&c, kernel, static_cast<Params>(args)...); /* errors: cudaGetLastError */
+    return LAUNCH_OK;
+}
+
+#endif
