@@ -33,6 +33,7 @@
 #include "stage.h"
 #include "reduce.h"
 #include "reduce.cuh"
+#include "ptx/ld_global.cuh"
 
 enum { OP_SUM = 0, OP_MAX = 1 };
 enum { LOAD_LDG = 0, LOAD_NC_NOALLOC_L2_256 = 1 };
@@ -55,13 +56,9 @@ template <int OP> __device__ __forceinline__ float block_reduce(float v, float *
 
 template <int LOAD> __device__ __forceinline__ float4 load4(const float4 *p) {
     if (LOAD == LOAD_LDG) return __ldg(p);
-    float4 v;
-    /* not volatile: the compiler may schedule these loads like any other, which is what lets
-     * it issue all UNROLL of them before the first add */
-    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
-        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-        : "l"(p));
-    return v;
+    /* plain asm inside, not volatile: the compiler may schedule these loads like any other,
+     * which is what lets it issue all UNROLL of them before the first add */
+    return ld_global_nc_noalloc_l2_256(p);
 }
 
 /* Blocks finished so far in the current launch, one counter per operation. Zero when the

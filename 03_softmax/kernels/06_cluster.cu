@@ -37,6 +37,10 @@
 #include "stage.h"
 #include "softmax.h"
 #include "reduce.cuh"
+#include "ptx/cluster.cuh"
+#include "ptx/fence.cuh"
+#include "ptx/mbarrier.cuh"
+#include "ptx/smem.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -233,47 +237,34 @@ __device__ __forceinline__ void store_slice_h2(__half *out, long start, long end
  *    kept anyway (arrive after the exchange, wait after the stores, as in the pull exchange),
  *    so that no block exits while one of its own st.async may still be on its way.
  * No release at the cluster barrier, so no MEMBAR.ALL.GPU; in the SASS: SYNCS.EXCH.64 (init),
- * SYNCS.ARRIVE.TRANS64 (expect), STAS.64 (st.async), SYNCS.PHASECHK.TRANS64.TRYWAIT. */
-__device__ __forceinline__ unsigned int smem_u32(const void *p) {
-    return (unsigned int)__cvta_generic_to_shared(p);
-}
-
+ * SYNCS.ARRIVE.TRANS64 (expect), STAS.64 (st.async), SYNCS.PHASECHK.TRANS64.TRYWAIT.
+ * The PTX itself is in common/ptx/: mbarrier.cuh, fence.cuh, cluster.cuh. */
 __device__ __forceinline__ void push_init(unsigned int bar) {
     if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        mbarrier_init(bar, 1);
+        fence_mbarrier_init_cluster();
     }
     __syncthreads(); /* the init before any thread of this block touches the mbarrier */
-    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+    cluster_arrive_relaxed();
 }
 
 /* Thread r < N sends (m, d) into slot `rank` of block r; then every thread waits for its own
  * block's N pairs. */
 __device__ __forceinline__ void push_exchange(unsigned int bar, float2 *pairs, int rank,
                                               int nblocks, float m, float d) {
-    asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); /* every mbarrier is ready */
+    cluster_wait(); /* every mbarrier is ready */
     /* The one arrival, and the bytes still to come: the phase ends when all have come. Another
      * block's bytes may land before this (its wait may end first): the tx-count then goes
      * negative for a while, which the mbarrier allows, and the phase still cannot end before
      * this arrival. */
-    if (threadIdx.x == 0)
-        asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }"
-                     ::"r"(bar), "r"(nblocks * 8) : "memory");
+    if (threadIdx.x == 0) mbarrier_arrive_expect_tx(bar, nblocks * 8);
     if ((int)threadIdx.x < nblocks) {
-        unsigned int to = threadIdx.x, slot, rbar;
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                     : "=r"(slot) : "r"(smem_u32(&pairs[rank])), "r"(to));
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rbar) : "r"(bar), "r"(to));
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, "
-                     "[%3];" ::"r"(slot), "f"(m), "f"(d), "r"(rbar) : "memory");
+        unsigned int to = threadIdx.x;
+        unsigned int slot = mapa_shared(smem_addr(&pairs[rank]), to);
+        unsigned int rbar = mapa_shared(bar, to);
+        st_async_v2_f32(slot, m, d, rbar);
     }
-    unsigned int done;
-    do {
-        asm volatile("{ .reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
-                     "selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done) : "r"(bar) : "memory");
-    } while (!done);
+    mbarrier_wait_parity_cluster(bar, 0);
 }
 
 /* PACK: the slice held as packed halves (T = __half, V = 8; E counts halves). PUSH: the push
@@ -292,7 +283,7 @@ static __global__ void __launch_bounds__(V == 1 ? MAX_THREADS_V1 : MAX_THREADS, 
     /* A row that fits one block needs no exchange (and no mbarrier). */
     const bool alone = nblocks == 1;
     if constexpr (PUSH)
-        if (!alone) push_init(smem_u32(&push_bar));
+        if (!alone) push_init(smem_addr(&push_bar));
     const long row = blockIdx.x / nblocks; /* a cluster is nblocks consecutive blocks */
     const long start = rank * slice, end = start + slice < cols ? start + slice : cols;
     const T *in = x + row * cols;
@@ -314,7 +305,7 @@ static __global__ void __launch_bounds__(V == 1 ? MAX_THREADS_V1 : MAX_THREADS, 
         if (alone) {
             if (lane == 0) m = m_b, d = d_b;
         } else {
-            push_exchange(smem_u32(&push_bar), pairs, rank, nblocks, m_b, d_b);
+            push_exchange(smem_addr(&push_bar), pairs, rank, nblocks, m_b, d_b);
             if (lane < nblocks) m = pairs[lane].x, d = pairs[lane].y;
         }
     } else {
@@ -331,7 +322,7 @@ static __global__ void __launch_bounds__(V == 1 ? MAX_THREADS_V1 : MAX_THREADS, 
     /* Done reading the other blocks' shared memory (pull: the reads completed, their values
      * were used above; push: every pair sent to this block has arrived). Relaxed: nothing
      * this block wrote needs to become visible. */
-    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+    cluster_arrive_relaxed();
     float scale = m_b == -INFINITY ? 0.0f : __expf(m_b - row_max) / row_sum;
     if constexpr (PACK)
         store_slice_h2<E>((__half *)out, start, end, w, m_b == -INFINITY ? 0.0f : m_b, scale);

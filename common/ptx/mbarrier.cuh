@@ -1,0 +1,114 @@
+/* mbarrier: a barrier object of 8 bytes in shared memory (an `unsigned long long`, 8-byte
+ * aligned) that counts two things per phase: arrivals of threads, and, from sm_90 on, bytes
+ * of asynchronous copies still to land (the tx-count). A phase completes when the expected
+ * arrivals have all come and the tx-count is back to zero; the barrier then flips to the next
+ * phase, and waiters tell phases apart by their parity (0, 1, 0, ...). That is how a TMA load
+ * (or st.async) tells its consumers "the bytes are in shared memory": the producer arrives
+ * with expect_tx(bytes), the copy completes the bytes, the consumers wait on the parity.
+ *
+ * PTX ISA 9.0, 9.7.13.15 "Parallel Synchronization and Communication Instructions: mbarrier"
+ * (its subsections mbarrier.init, mbarrier.expect_tx, mbarrier.arrive, mbarrier.try_wait).
+ *   wrapper                    PTX                          needs   SASS (ptxas 13.0, sm_90a)
+ *   mbarrier_init              mbarrier.init                sm_80   SYNCS.EXCH.64
+ *   mbarrier_arrive            mbarrier.arrive              sm_80   SYNCS.ARRIVE.TRANS64.A1T0
+ *   mbarrier_arrive_expect_tx  mbarrier.arrive.expect_tx    sm_90   SYNCS.ARRIVE.TRANS64
+ *   mbarrier_expect_tx         mbarrier.expect_tx           sm_90   SYNCS.ARRIVE.TRANS64.RED.A0TR
+ *   mbarrier_[try_]wait_parity mbarrier.try_wait.parity     sm_90   SYNCS.PHASECHK.TRANS64.TRYWAIT
+ *   mbarrier_[try_]wait_parity_cluster  .acquire.cluster    sm_90   the same, then CCTL.IVALL
+ *                              (acquire at cluster scope invalidates this SM's L1)
+ *   mbarrier_arrive_cluster    mbarrier.arrive.release.cluster.shared::cluster   sm_90
+ *                              MEMBAR.ALL.CTA, MEMBAR.ALL.GPU, ERRBAR, CGAERRBAR (the release),
+ *                              then SYNCS.ARRIVE.TRANS64.RED.A1T0
+ On sm_80, init and arrive are STS.64 and ATOMS.ARRIVE.64. tests/ptx_wrappers_sm90a.cu checks
+ * the sm_90a names. ptxas fuses an expect_tx followed by an arrive.expect_tx of the same thread
+ * on the same barrier into one SYNCS.ARRIVE.TRANS64, and in some kernels puts a
+ * FENCE.VIEW.ASYNC.S of its own before the init. `bar` is always smem_addr() of the barrier
+ * (smem.cuh).
+ *
+ * Memory ordering: an arrive releases and a successful try_wait acquires, at CTA scope unless
+ * the name says cluster. So a thread's shared-memory writes before its arrive are visible to a
+ * thread whose wait on that phase succeeded. The _cluster wait is needed when the bytes or
+ * arrivals come from other CTAs of the cluster (st.async, multicast TMA, a remote arrive). */
+#ifndef PTX_MBARRIER_CUH
+#define PTX_MBARRIER_CUH
+
+#include <cuda_runtime.h>
+
+/* One thread initializes; the phase completes after `count` arrivals. Other threads (and, in a
+ * cluster, other CTAs) may use the barrier only after a barrier that orders the init before
+ * them: __syncthreads() in the CTA, fence_mbarrier_init_cluster() + a cluster barrier across
+ * CTAs. */
+__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+/* One arrival (.release.cta are the defaults). The state token that mbarrier.arrive returns is
+ * for the state-based waits, which these wrappers do not use: it goes to a scratch register. */
+__device__ __forceinline__ void mbarrier_arrive(unsigned bar) {
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(bar)
+                 : "memory");
+}
+
+/* One arrival, and `bytes` more to be completed by asynchronous copies in this phase. Issue it
+ * before or after the copies: the tx-count may go negative for a while, and the phase cannot
+ * complete before this arrival. */
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }"
+                 ::"r"(bar), "r"(bytes) : "memory");
+}
+
+/* `bytes` more expected in this phase, without an arrival: for a barrier whose arrivals come
+ * from elsewhere (several producers each announcing their own copies). */
+__device__ __forceinline__ void mbarrier_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+}
+
+/* True once the phase of parity `parity` has completed (acquire.cta, the default). try_wait,
+ * unlike test_wait, may suspend the thread for a while in hardware before answering false, so
+ * a spin loop on it does not hammer the barrier. */
+__device__ __forceinline__ bool mbarrier_try_wait_parity(unsigned bar, unsigned parity) {
+    unsigned done;
+    asm volatile("{ .reg .pred p;\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                 "selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+    return done != 0;
+}
+
+__device__ __forceinline__ void mbarrier_wait_parity(unsigned bar, unsigned parity) {
+    while (!mbarrier_try_wait_parity(bar, parity)) {
+    }
+}
+
+/* The same with acquire at cluster scope: what other CTAs released into this barrier (the
+ * bytes of their st.async or of a multicast TMA, writes before a remote arrive) is visible to
+ * this thread once the wait succeeds. */
+__device__ __forceinline__ bool mbarrier_try_wait_parity_cluster(unsigned bar, unsigned parity) {
+    unsigned done;
+    asm volatile("{ .reg .pred p;\n\t"
+                 "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
+                 "selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+    return done != 0;
+}
+
+__device__ __forceinline__ void mbarrier_wait_parity_cluster(unsigned bar, unsigned parity) {
+    while (!mbarrier_try_wait_parity_cluster(bar, parity)) {
+    }
+}
+
+/* One arrival on another CTA's barrier: remote_bar = mapa_shared(bar, rank) (cluster.cuh).
+ * Release at cluster scope: this thread's reads and writes of that CTA's data are done before
+ * the arrival counts (the consumer freeing a producer's slot in a multicast pipeline). A
+ * .shared::cluster arrive returns no state: the destination is the sink `_`. */
+__device__ __forceinline__ void mbarrier_arrive_cluster(unsigned remote_bar) {
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote_bar)
+                 : "memory");
+}
+
+#endif
