@@ -8,12 +8,15 @@
  *
  * The check: A, B and the initial C are uniform random in [-1, 1) (three seeds from the printed
  * one). alpha = 1.5 and beta = -0.75, so a kernel that ignores either, or never reads C, fails.
- * setup() computes the reference with cublasSgemm into its own buffer, and spot-checks that
- * reference against an fp64 CPU dot product at 256 sampled entries (corners included); a failed
- * spot check is reported as a failing check of the cublas row. Before each checked launch,
- * prepare() restores C from a pristine device copy (C is an input when beta != 0, so it cannot
- * be poisoned with NaN; an element a kernel never writes keeps its initial value, which differs
- * from the reference, so it fails all the same). Timed launches re-run on whatever C holds.
+ * setup() computes the reference with cublasSgemm (common/gemm_ref.c, the same call the cublas
+ * row times) into its own buffer, and spot-checks that reference against an fp64 CPU dot
+ * product at 256 sampled entries (corners included); a failed spot check is reported as a
+ * failing check of the cublas row. With --no-library (make sanitize-04) the cublas row is left
+ * out and the reference is the fp64 product on the CPU, for shapes up to m*n*k = 2^32. Before
+ * each checked launch, prepare() restores C from a pristine device copy (C is an input when
+ * beta != 0, so it cannot be poisoned with NaN; an element a kernel never writes keeps its
+ * initial value, which differs from the reference, so it fails all the same). Timed launches
+ * re-run on whatever C holds.
  * Bounds (README, "Correctness"), with u = 2^-24:
  *   relative L2 error <= 1e-5 * max(1, sqrt(k / 256));
  *   each element |out - ref| <= 16 u k |alpha| + 4 u |beta| + 1e-5 |ref|. */
@@ -21,9 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cublas_v2.h>
-
-#include "rng.h"
+#include "gemm_ref.h"
 #include "runner.h"
 #include "sgemm.h"
 
@@ -32,71 +33,74 @@ typedef int (*sgemm_fn)(int, int, int, float, const float *, const float *, floa
 
 #define ALPHA 1.5f
 #define BETA (-0.75f)
-#define SPOT_SAMPLES 256
 #define NO_SPILLS "LDL STL"
 #define CUBLAS_ROW "cublas"
 
-/* Which shapes a stage computes (the `variant` field of its row). */
-enum { ANY_SHAPE, TILE_128x128x8 };
+/* The shapes a stage computes (each row's own supports(); NULL: any): the stages with a 2-D
+ * grid stop at m, n = 2^20, and the 128x128x8-tile ones have no edge tiles. */
+static bool grid_2d(const shape *s, char *why, size_t len) {
+    if (s->d[0] > (1L << 20) || s->d[1] > (1L << 20)) {
+        snprintf(why, len, "m and n must be <= 2^20 (2-D grid limit)");
+        return false;
+    }
+    return true;
+}
 
-static int cublas_sgemm(int m, int n, int k, float alpha, const float *a, const float *b,
-                        float beta, float *c, cudaStream_t stream);
+static bool tile_128x128x8(const shape *s, char *why, size_t len) {
+    if (!grid_2d(s, why, len)) return false;
+    if (s->d[0] % 128 || s->d[1] % 128 || s->d[2] % 8) {
+        snprintf(why, len, "needs m %% 128 == 0, n %% 128 == 0, k %% 8 == 0 (no edge tiles)");
+        return false;
+    }
+    return true;
+}
 
-#define STAGE_ROW(nm, desc, shapes, fn, sym, must, must_not)                                       \
-    {{nm, desc, ARCH_ANY, sym, must, must_not}, ROLE_STAGE, shapes, (any_fn)fn, (any_fn)ex_##fn,   \
-     NULL, CUBLAS_ROW}
-#define STAGE_ROW_SM80(nm, desc, shapes, fn, sym, must, must_not)                                  \
-    {{nm, desc, ARCH_SM80, sym, must, must_not}, ROLE_STAGE, shapes, (any_fn)fn,                   \
-     (any_fn)ex_##fn, NULL, CUBLAS_ROW}
+/* Every row computes the same product from the same data: `variant` is 0 throughout. */
+#define STAGE_ROW(nm, desc, sup, fn, sym, must, must_not)                                          \
+    {{nm, desc, ARCH_ANY, sym, must, must_not}, ROLE_STAGE, 0, (any_fn)fn, (any_fn)ex_##fn, NULL,  \
+     CUBLAS_ROW, sup}
+#define STAGE_ROW_SM80(nm, desc, sup, fn, sym, must, must_not)                                     \
+    {{nm, desc, ARCH_SM80, sym, must, must_not}, ROLE_STAGE, 0, (any_fn)fn, (any_fn)ex_##fn,       \
+     NULL, CUBLAS_ROW, sup}
 
 static const row_entry ROWS[] = {
     {{CUBLAS_ROW, "cublasSgemm, CUBLAS_DEFAULT_MATH (fp32 FFMA, no TF32): the library", ARCH_ANY,
       NULL, NULL, NULL},
-     ROLE_LIBRARY, ANY_SHAPE, (any_fn)cublas_sgemm, NULL, NULL, NULL},
-    STAGE_ROW("naive", "one thread per output, warp along rows of C (uncoalesced)", ANY_SHAPE,
+     ROLE_LIBRARY, 0, (any_fn)gemm_ref_f32_nn, NULL, NULL, NULL},
+    STAGE_ROW("naive", "one thread per output, warp along rows of C (uncoalesced)", grid_2d,
               sgemm_naive, "sgemm_naive_kernel", "LDG.E FFMA", "LDS"),
-    STAGE_ROW("coalesced", "one thread per output, warp along columns (coalesced)", ANY_SHAPE,
+    STAGE_ROW("coalesced", "one thread per output, warp along columns (coalesced)", grid_2d,
               sgemm_coalesced, "sgemm_coalesced_kernel", "LDG.E FFMA", "LDS"),
-    STAGE_ROW("smem", "32x32 shared-memory tiles, one output per thread", ANY_SHAPE, sgemm_smem,
+    STAGE_ROW("smem", "32x32 shared-memory tiles, one output per thread", grid_2d, sgemm_smem,
               "sgemm_smem_kernel", "LDS STS BAR.SYNC FFMA", NO_SPILLS),
-    STAGE_ROW("tile1d", "64x64 block tile, 8 outputs of a column per thread", ANY_SHAPE,
+    STAGE_ROW("tile1d", "64x64 block tile, 8 outputs of a column per thread", grid_2d,
               sgemm_tile1d, "sgemm_tile1d_kernel", "LDS FFMA", NO_SPILLS),
-    STAGE_ROW("tile2d", "128x128 block tile, 8x8 register tile per thread", TILE_128x128x8,
+    STAGE_ROW("tile2d", "128x128 block tile, 8x8 register tile per thread", tile_128x128x8,
               sgemm_tile2d, "sgemm_tile2d_kernel", "LDS FFMA", NO_SPILLS),
     STAGE_ROW("vec4", "float4 global loads, A transposed in shared memory, LDS.128",
-              TILE_128x128x8, sgemm_vec4, "sgemm_vec4_kernel", "LDG.E.128 LDS.128 FFMA",
+              tile_128x128x8, sgemm_vec4, "sgemm_vec4_kernel", "LDG.E.128 LDS.128 FFMA",
               NO_SPILLS),
     STAGE_ROW("noconflict", "padded A tile and strided thread tile: no bank conflicts",
-              TILE_128x128x8, sgemm_noconflict, "sgemm_noconflict_kernel",
+              tile_128x128x8, sgemm_noconflict, "sgemm_noconflict_kernel",
               "LDG.E.128 LDS.128 FFMA", NO_SPILLS),
-    STAGE_ROW("warptile", "block -> warp (64x32) -> thread (8x8) tiling", TILE_128x128x8,
+    STAGE_ROW("warptile", "block -> warp (64x32) -> thread (8x8) tiling", tile_128x128x8,
               sgemm_warptile, "sgemm_warptile_kernel", "LDG.E.128 LDS.128 FFMA", NO_SPILLS),
-    STAGE_ROW_SM80("cp_async", "two shared-memory stages filled by cp.async", TILE_128x128x8,
+    STAGE_ROW_SM80("cp_async", "two shared-memory stages filled by cp.async", tile_128x128x8,
                    sgemm_cp_async, "sgemm_cp_async_kernel", "LDGSTS LDS.128 FFMA", NO_SPILLS),
     STAGE_ROW_SM80("tuned", "3-stage cp.async, fragment double buffering, tiles by size, any shape",
-                   ANY_SHAPE, sgemm_tuned, "sgemm_tuned_kernel", "LDGSTS LDS.128 FFMA",
+                   NULL, sgemm_tuned, "sgemm_tuned_kernel", "LDGSTS LDS.128 FFMA",
                    NO_SPILLS),
 };
 
 /* ---- problem state for the current shape -------------------------------------------------- */
 static struct {
     int m, n, k;
-    float *a, *b, *c, *c0, *ref;  /* device: inputs, output, pristine C, cuBLAS reference */
-    float *ha, *hb, *hc0, *hout, *href; /* host copies */
-    cublasHandle_t handle;
+    float *a, *b, *c, *c0;        /* device: inputs, output, pristine C */
+    float *ha, *hb, *hc0, *hout, *href; /* host copies; href: the reference */
+    bool library_off;             /* --no-library: href is the fp64 product from the CPU */
     error_metrics spot;           /* cuBLAS's reference against fp64 at the sampled entries */
     double bound;                 /* relative L2 bound for this k */
 } P;
-
-static int cublas_sgemm(int m, int n, int k, float alpha, const float *a, const float *b,
-                        float beta, float *c, cudaStream_t stream) {
-    /* cuBLAS is column-major. A row-major m x n C is a column-major n x m C^T, and
-     * C^T = B^T A^T: pass B first, with the dimensions swapped, no transposes. */
-    CUBLAS_CHECK(cublasSetStream(P.handle, stream));
-    CUBLAS_CHECK(cublasSgemm(P.handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, n, a, k,
-                             &beta, c, n));
-    return LAUNCH_OK;
-}
 
 static double rel_l2_bound(int k) {
     return 1e-5 * fmax(1.0, sqrt((double)k / 256.0));
@@ -106,34 +110,6 @@ static void tolerances(int k, double *atol, double *rtol) {
     const double u = 0x1p-24;
     *atol = 16 * u * k * fabs(ALPHA) + 4 * u * fabs(BETA);
     *rtol = 1e-5;
-}
-
-/* fp64 value of alpha * (A B)[i][j] + beta * C0[i][j] from the host copies. */
-static double exact_entry(long i, long j) {
-    double sum = 0;
-    for (long t = 0; t < P.k; t++) sum += (double)P.ha[i * P.k + t] * (double)P.hb[t * P.n + j];
-    return (double)ALPHA * sum + (double)BETA * (double)P.hc0[i * P.n + j];
-}
-
-/* Compare `out` (host, m x n) with fp64 at SPOT_SAMPLES entries: the four corners, then entries
- * drawn from the seed. */
-static void spot_check(const float *out, uint64_t seed, error_metrics *m) {
-    double atol, rtol;
-    tolerances(P.k, &atol, &rtol);
-    metrics_init(m);
-    long rows = P.m, cols = P.n;
-    for (int s = 0; s < SPOT_SAMPLES; s++) {
-        long i, j;
-        if (s < 4) {
-            i = (s & 1) ? rows - 1 : 0;
-            j = (s & 2) ? cols - 1 : 0;
-        } else {
-            i = (long)(rng_mix(seed ^ (2ull * (uint64_t)s)) % (uint64_t)rows);
-            j = (long)(rng_mix(seed ^ (2ull * (uint64_t)s + 1)) % (uint64_t)cols);
-        }
-        metrics_add(m, i * cols + j, out[i * cols + j], exact_entry(i, j), atol, rtol);
-    }
-    metrics_finish(m);
 }
 
 static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
@@ -146,7 +122,9 @@ static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
                  m, n, k);
         return EXIT_BAD_USAGE;
     }
-    double need = 4.0 * ((double)m * k + (double)k * n + 3.0 * (double)m * n);
+    if (env->library_off && !gemm_ref_cpu_fits(m, n, k, err, len)) return EXIT_BAD_USAGE;
+    double need = 4.0 * ((double)m * k + (double)k * n + 3.0 * (double)m * n) +
+                  (env->library_off ? 0.0 : (double)GEMM_REF_WORKSPACE_BYTES);
     if (!gpu_fits(g, need)) {
         char want[32], have[32];
         fmt_size(want, sizeof want, need);
@@ -156,10 +134,10 @@ static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
         return EXIT_BAD_USAGE;
     }
     P.m = (int)m, P.n = (int)n, P.k = (int)k;
+    P.library_off = env->library_off;
     size_t sa = (size_t)m * k * sizeof(float), sb = (size_t)k * n * sizeof(float),
            sc = (size_t)m * n * sizeof(float);
-    P.a = gpu_alloc(sa), P.b = gpu_alloc(sb), P.c = gpu_alloc(sc), P.c0 = gpu_alloc(sc),
-    P.ref = gpu_alloc(sc);
+    P.a = gpu_alloc(sa), P.b = gpu_alloc(sb), P.c = gpu_alloc(sc), P.c0 = gpu_alloc(sc);
     P.ha = malloc(sa), P.hb = malloc(sb), P.hc0 = malloc(sc), P.hout = malloc(sc),
     P.href = malloc(sc);
     if (!P.ha || !P.hb || !P.hc0 || !P.hout || !P.href) {
@@ -170,45 +148,42 @@ static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
     fill_uniform_f32(P.a, m * k, seed, -1, 1, 0);
     fill_uniform_f32(P.b, k * n, seed + 1, -1, 1, 0);
     fill_uniform_f32(P.c0, m * n, seed + 2, -1, 1, 0);
-    /* The reference: cuBLAS on the same inputs, in its own buffer, before any row runs. The
-     * handle is created here, so no timed launch pays for it. */
-    CUBLAS_CHECK(cublasCreate(&P.handle));
-    CUBLAS_CHECK(cublasSetMathMode(P.handle, CUBLAS_DEFAULT_MATH));
-    CUDA_CHECK(cudaMemcpy(P.ref, P.c0, sc, cudaMemcpyDeviceToDevice));
-    cublas_sgemm(P.m, P.n, P.k, ALPHA, P.a, P.b, BETA, P.ref, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(P.ha, P.a, sa, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(P.hb, P.b, sb, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(P.hc0, P.c0, sc, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(P.href, P.ref, sc, cudaMemcpyDeviceToHost));
-    spot_check(P.href, seed, &P.spot);
+    const gemm_problem prob = {.layout = GEMM_NN, .type = GEMM_F32, .M = m, .N = n, .K = k,
+                               .a = P.ha, .b = P.hb, .alpha = ALPHA, .beta = BETA,
+                               .c0 = P.hc0};
     P.bound = rel_l2_bound(P.k);
+    metrics_init(&P.spot);
+    if (env->library_off) {
+        /* No cuBLAS in this run: the reference is the fp64 product itself, rounded to fp32. */
+        gemm_ref_cpu(&prob, P.href, GEMM_F32);
+        return 0;
+    }
+    /* The reference: cuBLAS on the same inputs, in its own buffer (C is both input and output),
+     * before any row runs. Its handles are created by this first call, so no timed launch pays
+     * for them. */
+    float *ref = gpu_alloc(sc);
+    CUDA_CHECK(cudaMemcpy(ref, P.c0, sc, cudaMemcpyDeviceToDevice));
+    gemm_ref_f32_nn(P.m, P.n, P.k, ALPHA, P.a, P.b, BETA, ref, 0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(P.href, ref, sc, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(ref));
+    gemm_tolerance tol = {0, 0, 0};
+    tolerances(P.k, &tol.atol, &tol.rtol);
+    gemm_ref_spot_check(&prob, P.href, GEMM_F32, seed, &tol, &P.spot);
     return 0;
 }
 
 static void teardown(void) {
-    CUBLAS_CHECK(cublasDestroy(P.handle));
     CUDA_CHECK(cudaFree(P.a));
     CUDA_CHECK(cudaFree(P.b));
     CUDA_CHECK(cudaFree(P.c));
     CUDA_CHECK(cudaFree(P.c0));
-    CUDA_CHECK(cudaFree(P.ref));
     free(P.ha), free(P.hb), free(P.hc0), free(P.hout), free(P.href);
     memset(&P, 0, sizeof P);
-}
-
-static bool supports(const row_entry *r, const shape *s, char *why, size_t len) {
-    const long m = s->d[0], n = s->d[1], k = s->d[2];
-    const bool grid_2d = r->role == ROLE_STAGE && r->launch != (any_fn)sgemm_tuned;
-    if (grid_2d && (m > (1L << 20) || n > (1L << 20))) {
-        snprintf(why, len, "m and n must be <= 2^20 (2-D grid limit)");
-        return false;
-    }
-    if (r->variant == TILE_128x128x8 && (m % 128 || n % 128 || k % 8)) {
-        snprintf(why, len, "needs m %% 128 == 0, n %% 128 == 0, k %% 8 == 0 (no edge tiles)");
-        return false;
-    }
-    return true;
 }
 
 static void prepare(const row_entry *r, const shape *s) {
@@ -232,7 +207,7 @@ static bool check(const row_entry *r, const shape *s, error_metrics *m, double *
     double atol, rtol;
     tolerances(P.k, &atol, &rtol);
     *bound = P.bound;
-    if (r->role == ROLE_LIBRARY && !metrics_pass(&P.spot, P.bound)) {
+    if (r->role == ROLE_LIBRARY && !P.library_off && !metrics_pass(&P.spot, P.bound)) {
         *m = P.spot; /* the reference itself disagrees with fp64: report that */
         return true;
     }
@@ -283,7 +258,7 @@ int main(int argc, char **argv) {
         .nrows = sizeof ROWS / sizeof ROWS[0],
         .setup = setup,
         .teardown = teardown,
-        .supports = supports,
+        .supports = NULL,
         .prepare = prepare,
         .launch = launch,
         .check = check,
