@@ -57,7 +57,7 @@ HOST_OBJS   := $(BUILD)/common/args.o $(BUILD)/common/stats.o $(BUILD)/common/ta
 BINS        := $(CHAPTERS:%=$(BUILD)/bin/%)
 SOLVED_BINS := $(CHAPTERS:%=$(BUILD)/bin/%.solved)
 # The solved builds (every stage compiled again as its own exercise) are only ever run on a GPU:
-# without one, make test leaves them out (their tests are counted as skipped either way).
+# without one, make test leaves them out and tests/run.sh counts their tests as skipped.
 TEST_SOLVED := $(if $(GPU_CC),$(SOLVED_BINS))
 # Harness tests beyond the unit tests: the PTX wrappers' SASS (compiled, never run) and two GPU
 # programs that print PASS/FAIL/SKIP lines (SKIP without a suitable GPU).

@@ -63,7 +63,8 @@ const char *exercise_name(const char *stage_name, char *buf, size_t len);
 /* Why a row cannot run on this GPU, or NULL if it can. cc is major*10+minor. */
 const char *arch_skip_reason(kernel_arch arch, int cc);
 
-/* One line per stage for the SASS test: "chapter<TAB>name<TAB>symbol<TAB>must<TAB>must_not". */
+/* One line per stage for the SASS test:
+ * "chapter<TAB>name<TAB>arch<TAB>symbol<TAB>must<TAB>must_not" (arch: "sm_90a" or "all"). */
 void print_sass_spec(FILE *f, const char *chapter, const kernel_info *info);
 
 /* ---- arguments ------------------------------------------------------------------------------ */

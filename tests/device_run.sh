@@ -1,23 +1,59 @@
 #!/usr/bin/env bash
-# One full GPU session for the given chapters, as sent through the team's device tool:
-# build, `make test` for those chapters, and each chapter's benchmark sweep, all logs under
-# $OUT (default results/device). Usage: bash tests/device_run.sh 01_elementwise [02_reduce ...]
+# One GPU session, as sent through the team's device tool, in phases that each fit one call:
+#   bash tests/device_run.sh test     [chapters...]   build, then make test's run (tests/run.sh)
+#   bash tests/device_run.sh sanitize [chapters...]   make sanitize-NN for each chapter
+#   bash tests/device_run.sh bench    [chapters...]   each chapter's benchmark sweep (--bench)
+# No chapters: all of them. Logs under $OUT (default results/device), packed into
+# $OUT/device.tar.gz at the end (the tool brings back only a few files); a summary is printed last.
 set -u
 OUT=${OUT:-results/device}
+phase=${1:-test}
+shift
+chapters=("$@")
+[ ${#chapters[@]} -gt 0 ] || chapters=($(ls -d [0-9][0-9]_* | sort))
 mkdir -p "$OUT"
 {
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
     nvcc --version | tail -n 2
 } >"$OUT/env.txt" 2>&1
-targets="build/bin/test_harness"
-for c in "$@"; do targets="$targets build/bin/$c build/bin/$c.solved"; done
-make -j"$(nproc)" $targets >"$OUT/build.txt" 2>&1 || { tail -n 30 "$OUT/build.txt"; exit 1; }
-bash tests/run.sh "$@" >"$OUT/test.txt" 2>&1
-cp build/test.log "$OUT/test_log.txt"
-for c in "$@"; do
-    build/bin/$c --bench --save "$OUT/$c" >"$OUT/$c.txt" 2>&1
-    echo "== $c bench exit $?" >>"$OUT/$c.txt"
-done
+bins=""
+for c in "${chapters[@]}"; do bins="$bins build/bin/$c"; done
+case $phase in
+test)
+    solved=""
+    for c in "${chapters[@]}"; do solved="$solved build/bin/$c.solved"; done
+    start=$(date +%s)
+    make $bins $solved build/bin/test_harness build/bin/test_gemm_ref build/bin/test_hopper \
+        $(ls tests/*_wrappers_sm90a.cu 2>/dev/null | sed 's|tests/\(.*\)\.cu|build/tests/\1.cubin|') \
+        >"$OUT/build.txt" 2>&1 || { tail -n 40 "$OUT/build.txt"; exit 1; }
+    echo "build: $(( $(date +%s) - start )) s" >>"$OUT/env.txt"
+    start=$(date +%s)
+    bash tests/run.sh "${chapters[@]}" >"$OUT/test.txt" 2>&1
+    echo "tests: $(( $(date +%s) - start )) s" >>"$OUT/env.txt"
+    cp build/test.log "$OUT/test_log.txt"
+    build/bin/test_gemm_ref >"$OUT/test_gemm_ref.txt" 2>&1
+    build/bin/test_hopper >"$OUT/test_hopper.txt" 2>&1
+    ;;
+sanitize)
+    for c in "${chapters[@]}"; do
+        n=${c%%_*}
+        start=$(date +%s)
+        make sanitize-$n >"$OUT/sanitize_$c.txt" 2>&1
+        echo "== make sanitize-$n exit $? in $(( $(date +%s) - start )) s" | tee -a "$OUT/sanitize_$c.txt"
+    done
+    ;;
+bench)
+    for c in "${chapters[@]}"; do
+        build/bin/$c --bench --save "$OUT/$c" >"$OUT/$c.txt" 2>&1
+        echo "== $c bench exit $?" >>"$OUT/$c.txt"
+    done
+    ;;
+*) echo "unknown phase '$phase': test, sanitize or bench" >&2; exit 2 ;;
+esac
+tar -czf "$OUT/device.tar.gz" -C "$OUT" --exclude device.tar.gz . 2>/dev/null
 cat "$OUT/env.txt"
-grep -E "FAIL|passed" "$OUT/test.txt"
-for c in "$@"; do tail -n 80 "$OUT/$c.txt"; done
+case $phase in
+test) grep -E "^  FAIL|passed" "$OUT/test.txt" | tail -n 40 ;;
+sanitize) grep -h -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|== make" "$OUT"/sanitize_*.txt ;;
+bench) for c in "${chapters[@]}"; do tail -n 25 "$OUT/$c.txt"; done ;;
+esac

@@ -198,7 +198,9 @@ section "kernels at the test shapes"
 gpu_tests() { # mode-label binary args...: reads TEST lines
     local label=$1
     shift
-    local word chapter name shape rest
+    local word chapter name shape rest rc
+    "$@" >"$BUILD/gpu_tests.out" 2>>"$LOG"
+    rc=$?
     while read -r tag word chapter name shape rest; do
         [ "$tag" = TEST ] || continue
         local what="gpu: $chapter $name $shape${rest:+ ($rest)}"
@@ -209,20 +211,24 @@ gpu_tests() { # mode-label binary args...: reads TEST lines
         solved:TODO:*) result FAIL "$what: the substituted stage reported TODO" ;;
         *) result FAIL "$what" ;;
         esac
-    done < <("$@" 2>>"$LOG")
+    done <"$BUILD/gpu_tests.out"
+    # 0: all passed, 1: a kernel failed (its FAIL lines are counted), 3: no GPU (SKIP lines).
+    # Anything else (a crash, an abort) is a failure of its own.
+    case $rc in 0 | 1 | 3) ;; *) result FAIL "gpu: $* exited $rc" ;; esac
 }
 for ch in "$@"; do
     bin=$BUILD/bin/$ch
     gpu_tests skeleton "$bin" --test
-    if [ -x "$bin.solved" ]; then
-        exercises=$("$bin" --list | awk '$2 == "exercise" { printf "--kernel %s ", $1 }')
-        if [ -n "$exercises" ]; then
-            if [ $gpu_present = 1 ]; then
-                gpu_tests solved "$bin.solved" --test $exercises
-            else
-                n=$("$bin" --test $exercises 2>/dev/null | grep -c '^TEST')
-                for _ in $(seq 1 "$n"); do result SKIP "gpu: $ch solved exercises: no GPU"; done
-            fi
+    # The exercises built with the reference stages substituted (only built on a GPU machine).
+    exercises=$("$bin" --list | awk '$2 == "exercise" { printf "--kernel %s ", $1 }')
+    if [ -n "$exercises" ]; then
+        if [ $gpu_present = 1 ] && [ -x "$bin.solved" ]; then
+            gpu_tests solved "$bin.solved" --test $exercises
+        elif [ $gpu_present = 1 ]; then
+            result FAIL "gpu: $ch solved exercises: $bin.solved was not built"
+        else
+            n=$("$bin" --test $exercises 2>/dev/null | grep -c '^TEST')
+            for _ in $(seq 1 "$n"); do result SKIP "gpu: $ch solved exercises: no GPU"; done
         fi
     fi
 done
