@@ -320,7 +320,7 @@ static const shape TEST_SHAPES[] = {
     {{300, 1536}},  {{16384, 4096}},
 };
 /* 2^26 elements (256 MiB fp32) at every width of the lesson's table, plus the two PyTorch
- * anchor shapes of ANCHORS.md and one small shape where the naive stage runs. */
+ * anchor shapes of docs/anchors.md and one small shape where the naive stage runs. */
 static const shape BENCH_SHAPES[] = {
     {{1L << 21, 32}}, {{1L << 19, 128}}, {{1L << 16, 1024}}, {{1L << 14, 4096}},
     {{1L << 13, 8192}}, {{1L << 12, 16384}}, {{1L << 10, 65536}},

@@ -5,7 +5,7 @@
  * accumulated in fp32, C rounded to fp16. 2*M*N*K flops on 2*(M*K + N*K + M*N) bytes: at
  * 4096^3 that is 1365 flops per byte, far above the ~150-200 flops per byte where the
  * tensor cores outrun DRAM, so the floor is the flops over the mma.sync ceiling
- * (ANCHORS.md: 644 TFLOPS for m16n8k16 f16 -> f32 on our H200).
+ * (docs/anchors.md, "Ceilings": 644 TFLOPS for m16n8k16 f16 -> f32 on our H200).
  *
  * The check: A and B are fresh uniform random values in [-1, 1) (seed printed). setup()
  * computes a reference C with cuBLAS (cublasGemmEx, fp16 in and out, fp32 compute; the call in

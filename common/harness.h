@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-/* ---- exit codes (DESIGN.md) ---------------------------------------------------------------- */
+/* ---- exit codes (docs/design.md, "Exit codes") ---------------------------------------------------------------- */
 enum {
     EXIT_ALL_OK = 0,        /* every implemented kernel was correct */
     EXIT_KERNEL_FAILED = 1, /* a kernel gave a wrong answer or a CUDA error */

@@ -39,7 +39,7 @@ static inline int launch_prepare(const void *kernel, const launch_cfg *cfg) {
         unsigned cluster, threads;
         int verdict;
     } prepared;
-    static prepared seen[64];
+    static prepared seen[256];
     static int nseen;
     const unsigned cluster = cfg->cluster > 1 ? cfg->cluster : 1;
     const unsigned threads = cfg->block.x * cfg->block.y * cfg->block.z;

@@ -3,7 +3,7 @@
  * A chapter describes its problem (sizes, inputs, reference check, bytes or flops) and its
  * table of kernels in a `chapter` struct, and calls run_chapter() from main(). The runner
  * parses the arguments, opens the GPU, walks the table for each shape, checks and times each
- * row, prints the header and the table, and returns the exit code (0/1/2/3, DESIGN.md). */
+ * row, prints the header and the table, and returns the exit code (0/1/2/3, docs/design.md, "Exit codes"). */
 #ifndef RUNNER_H
 #define RUNNER_H
 

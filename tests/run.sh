@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test driver behind `make test` (DESIGN.md, "Tests"). make has already built every chapter
+# The test driver behind `make test` (docs/design.md, "Tests"). make has already built every chapter
 # with warnings as errors. This script runs, in order:
 #   1. the harness's test programs: host unit tests (build/bin/test_harness), and the GEMM
 #      references and Hopper wrappers on the GPU (test_gemm_ref, test_hopper: SKIP without one);

@@ -35,6 +35,7 @@
 #include <cooperative_groups.h>
 
 #include "stage.h"
+#include "launch.cuh"
 #include "softmax.h"
 #include "reduce.cuh"
 #include "ptx/cluster.cuh"
@@ -418,34 +419,23 @@ static bool cut_row(long cols, int elem_bytes, bool can_pack, row_cut *c) {
 }
 
 template <typename T, int E, int V, bool PACK = false, bool PUSH = false>
-static void launch_cluster(const T *x, T *y, long rows, long cols, const row_cut *c,
-                           cudaStream_t stream) {
-    void (*kernel)(const T *, T *, long, long) = softmax_cluster_kernel<T, E, V, PACK, PUSH>;
-    if (c->nblocks > 8)
-        cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
-                             1);
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)c->nblocks;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(rows * c->nblocks));
-    cfg.blockDim = dim3((unsigned)c->threads);
-    cfg.stream = stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    cudaLaunchKernelEx(&cfg, kernel, x, y, cols, c->slice); /* errors: cudaGetLastError */
+static int launch_cluster(const T *x, T *y, long rows, long cols, const row_cut *c,
+                          cudaStream_t stream) {
+    /* A cluster of nblocks consecutive blocks per row (more than 8 is non-portable: launch.cuh
+     * allows it, and says so in the table if this GPU cannot place such a cluster). */
+    launch_cfg cfg = {dim3((unsigned)(rows * c->nblocks)), dim3((unsigned)c->threads), 0,
+                      (unsigned)c->nblocks, stream};
+    return launch_kernel(softmax_cluster_kernel<T, E, V, PACK, PUSH>, cfg, x, y, cols, c->slice);
 }
 
 /* The cluster kernel at the plan's E: 16 or 32 elements (packed: 32 or 64 halves). */
 template <typename T, int V, bool PACK, bool PUSH>
-static void launch_cluster_e(const void *x, void *y, long rows, long cols, const row_cut *c,
+static int launch_cluster_e(const void *x, void *y, long rows, long cols, const row_cut *c,
                              cudaStream_t stream) {
     constexpr int E1 = PACK ? 32 : 16;
     if (c->elems == E1)
-        launch_cluster<T, E1, V, PACK, PUSH>((const T *)x, (T *)y, rows, cols, c, stream);
-    else launch_cluster<T, 2 * E1, V, PACK, PUSH>((const T *)x, (T *)y, rows, cols, c, stream);
+        return launch_cluster<T, E1, V, PACK, PUSH>((const T *)x, (T *)y, rows, cols, c, stream);
+    return launch_cluster<T, 2 * E1, V, PACK, PUSH>((const T *)x, (T *)y, rows, cols, c, stream);
 }
 
 /* A workspace for the fallback's pairs, grown when needed and freed at exit. */
@@ -476,10 +466,11 @@ static void launch_split(const T *x, T *y, long rows, long cols, const row_cut *
 
 /* Instantiate for (T, E, V) and call the cluster launcher or the split one. */
 template <typename T, int E, int V>
-static void launch_tev(bool cluster, const void *x, void *y, long rows, long cols,
-                       const row_cut *c, cudaStream_t stream) {
-    if (cluster) launch_cluster<T, E, V>((const T *)x, (T *)y, rows, cols, c, stream);
-    else launch_split<T, E, V>((const T *)x, (T *)y, rows, cols, c, stream);
+static int launch_tev(bool cluster, const void *x, void *y, long rows, long cols,
+                      const row_cut *c, cudaStream_t stream) {
+    if (cluster) return launch_cluster<T, E, V>((const T *)x, (T *)y, rows, cols, c, stream);
+    launch_split<T, E, V>((const T *)x, (T *)y, rows, cols, c, stream);
+    return LAUNCH_OK;
 }
 
 template <typename T>
@@ -492,23 +483,18 @@ static int launch(bool cluster, const void *x, void *y, long rows, long cols,
     constexpr int VMAX = 16 / sizeof(T);
     if constexpr (sizeof(T) == 2) {
         if (c.pack) { /* cluster, fp16, vec */
-            if (c.push) launch_cluster_e<T, 8, true, true>(x, y, rows, cols, &c, stream);
-            else launch_cluster_e<T, 8, true, false>(x, y, rows, cols, &c, stream);
-            return LAUNCH_OK;
+            if (c.push) return launch_cluster_e<T, 8, true, true>(x, y, rows, cols, &c, stream);
+            return launch_cluster_e<T, 8, true, false>(x, y, rows, cols, &c, stream);
         }
     }
-    if (c.push) { /* cluster, vec */
-        launch_cluster_e<T, VMAX, false, true>(x, y, rows, cols, &c, stream);
-        return LAUNCH_OK;
-    }
+    if (c.push) /* cluster, vec */
+        return launch_cluster_e<T, VMAX, false, true>(x, y, rows, cols, &c, stream);
     if (c.elems == 16) {
-        if (c.vec) launch_tev<T, 16, VMAX>(cluster, x, y, rows, cols, &c, stream);
-        else launch_tev<T, 16, 1>(cluster, x, y, rows, cols, &c, stream);
-    } else {
-        if (c.vec) launch_tev<T, 32, VMAX>(cluster, x, y, rows, cols, &c, stream);
-        else launch_tev<T, 32, 1>(cluster, x, y, rows, cols, &c, stream);
+        if (c.vec) return launch_tev<T, 16, VMAX>(cluster, x, y, rows, cols, &c, stream);
+        return launch_tev<T, 16, 1>(cluster, x, y, rows, cols, &c, stream);
     }
-    return LAUNCH_OK;
+    if (c.vec) return launch_tev<T, 32, VMAX>(cluster, x, y, rows, cols, &c, stream);
+    return launch_tev<T, 32, 1>(cluster, x, y, rows, cols, &c, stream);
 }
 
 extern "C" int STAGE(softmax_cluster)(const void *x, void *y, long rows, long cols,

@@ -3,7 +3,7 @@
  * Change from stage 8: the accumulators are fp16 (two per register) instead of fp32, with the
  * 128x256x64, 3-stage configuration. Half the accumulator registers (64 instead of 128 per
  * thread), no conversion in the epilogue, and on Hopper the f16-accumulating mma runs at about
- * the same rate as the f32 one (ANCHORS.md: 652 vs 644 TFLOPS register-only), so any gain
+ * the same rate as the f32 one (docs/anchors.md, "Ceilings": 652 vs 644 TFLOPS register-only), so any gain
  * comes from the freed registers, not from the tensor cores.
  *
  * The cost is accuracy: the running sum is rounded to fp16 (11 significant bits) after every

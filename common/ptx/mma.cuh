@@ -11,7 +11,7 @@
  * on B stored n-major ([n][k], the TN layout) gives b0, b1; ldmatrix_x2_trans does the same
  * from B stored k-major ([k][n], the NN layout).
  *
- * The f16-accumulating form runs at about the same rate on Hopper (ANCHORS.md: 652 vs 644
+ * The f16-accumulating form runs at about the same rate on Hopper (docs/anchors.md, "Ceilings": 652 vs 644
  * TFLOPS) and halves the accumulator registers, but rounds the running sum to fp16 after every
  * instruction: see 05_hgemm_mma's README for what that costs in accuracy. */
 #ifndef PTX_MMA_CUH
