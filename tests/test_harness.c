@@ -1,10 +1,12 @@
 /* Host unit tests of the harness: statistics, error metrics, argument parsing, table output,
- * and the fp16/bf16/fp8 conversions. No GPU needed. Prints PASS/FAIL lines for tests/run.sh. */
+ * the fp16/bf16/fp8 conversions, and the tensor-map checks. No GPU needed. Prints PASS/FAIL
+ * lines for tests/run.sh. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "tensor_map.h"
 
 static int failures;
 
@@ -218,6 +220,84 @@ static void test_conversions(void) {
     EXPECT(e4_roundtrip, "e4m3: every finite positive value round-trips");
 }
 
+/* A valid map: a 256 x 192 row-major bf16 matrix (rows padded to 512 bytes), 64 x 128 boxes
+ * swizzled for wgmma. Each case below breaks one field and expects the message to name it. The
+ * base is never dereferenced: tensor_map_check only looks at its alignment. */
+static tensor_map_desc good_map(void) {
+    tensor_map_desc d = {.base = (const void *)0x10000, .type = TMAP_BF16, .rank = 2,
+                         .dims = {192, 256}, .strides = {512}, .box = {64, 128},
+                         .swizzle = TMAP_SWIZZLE_128B};
+    return d;
+}
+
+/* True when d fails the check with a message containing want. */
+static bool map_fails(const tensor_map_desc *d, const char *want) {
+    char err[256] = "";
+    int rc = tensor_map_check(d, err, sizeof err);
+    if (rc != TENSOR_MAP_BAD_FIELD || !strstr(err, want)) {
+        printf("  (tensor_map_check returned %d: \"%s\", expected \"%s\")\n", rc, err, want);
+        return false;
+    }
+    return true;
+}
+
+static void test_tensor_map(void) {
+    char err[256] = "";
+    tensor_map_desc d = good_map();
+    EXPECT(tensor_map_check(&d, err, sizeof err) == TENSOR_MAP_OK, "tensor map: GEMM operand map is valid");
+    d = good_map();
+    d.rank = 3, d.dims[2] = 4, d.strides[1] = 512 * 256, d.box[2] = 2, d.type = TMAP_U8, d.box[0] = 128;
+    EXPECT(tensor_map_check(&d, err, sizeof err) == TENSOR_MAP_OK, "tensor map: 3D u8 map is valid");
+    d = good_map();
+    d.type = TMAP_F32, d.strides[0] = 1024, d.box[0] = 32, d.fill = TMAP_FILL_NAN;
+    EXPECT(tensor_map_check(&d, err, sizeof err) == TENSOR_MAP_OK, "tensor map: f32 map with NaN fill is valid");
+
+    d = good_map(), d.type = TMAP_TYPE_UNSET;
+    EXPECT(map_fails(&d, "type is not set"), "tensor map: type not set");
+    d = good_map(), d.type = (tensor_map_type)9;
+    EXPECT(map_fails(&d, "type = 9"), "tensor map: unknown type");
+    d = good_map(), d.rank = 1;
+    EXPECT(map_fails(&d, "rank = 1, must be 2 or 3"), "tensor map: rank 1");
+    d = good_map(), d.rank = 4;
+    EXPECT(map_fails(&d, "rank = 4, must be 2 or 3"), "tensor map: rank 4");
+    d = good_map(), d.base = NULL;
+    EXPECT(map_fails(&d, "base is NULL"), "tensor map: NULL base");
+    d = good_map(), d.base = (const void *)0x10008;
+    EXPECT(map_fails(&d, "not 16-byte aligned"), "tensor map: base alignment");
+    d = good_map(), d.dims[1] = 0;
+    EXPECT(map_fails(&d, "dims[1] = 0, must be 1 .. 2^32"), "tensor map: zero dim");
+    d = good_map(), d.dims[0] = (1ull << 32) + 1, d.strides[0] = 1ull << 36;
+    EXPECT(map_fails(&d, "dims[0] = 4294967297, must be 1 .. 2^32"), "tensor map: dim above 2^32");
+    d = good_map(), d.strides[0] = 392;
+    EXPECT(map_fails(&d, "strides[0] = 392 bytes, not a multiple of 16"), "tensor map: stride alignment");
+    d = good_map(), d.strides[0] = 1ull << 40;
+    EXPECT(map_fails(&d, "strides[0] = 1099511627776 bytes, must be less than 2^40"), "tensor map: stride above 2^40");
+    d = good_map(), d.strides[0] = 256;
+    EXPECT(map_fails(&d, "strides[0] = 256 bytes, less than one row of dims[0] = 192 bf16 = 384 bytes"),
+           "tensor map: rows overlap");
+    d = good_map(), d.rank = 3, d.dims[2] = 2, d.strides[1] = 512 * 255, d.box[2] = 1;
+    EXPECT(map_fails(&d, "strides[1] = 130560 bytes, less than dims[1] = 256 rows of strides[0] = 512 bytes"),
+           "tensor map: planes overlap");
+    d = good_map(), d.swizzle = (tensor_map_swizzle)7;
+    EXPECT(map_fails(&d, "swizzle = 7"), "tensor map: unknown swizzle");
+    d = good_map(), d.box[1] = 0;
+    EXPECT(map_fails(&d, "box[1] = 0, must be 1 .. 256"), "tensor map: zero box");
+    d = good_map(), d.box[1] = 512;
+    EXPECT(map_fails(&d, "box[1] = 512, must be 1 .. 256"), "tensor map: box above 256");
+    d = good_map(), d.box[0] = 4, d.swizzle = TMAP_SWIZZLE_NONE;
+    EXPECT(map_fails(&d, "box[0] = 4 bf16 = 8 bytes, not a multiple of 16 bytes"), "tensor map: box row bytes");
+    d = good_map(), d.box[0] = 128;
+    EXPECT(map_fails(&d, "box[0] = 128 bf16 = 256 bytes, more than the 128-byte swizzle span"),
+           "tensor map: box wider than the 128-byte swizzle");
+    d = good_map(), d.box[0] = 64, d.swizzle = TMAP_SWIZZLE_64B;
+    EXPECT(map_fails(&d, "box[0] = 64 bf16 = 128 bytes, more than the 64-byte swizzle span"),
+           "tensor map: box wider than the 64-byte swizzle");
+    d = good_map(), d.fill = (tensor_map_fill)3;
+    EXPECT(map_fails(&d, "fill = 3"), "tensor map: unknown fill");
+    d = good_map(), d.type = TMAP_U8, d.box[0] = 128, d.fill = TMAP_FILL_NAN;
+    EXPECT(map_fails(&d, "fill = TMAP_FILL_NAN needs a floating-point type"), "tensor map: NaN fill of bytes");
+}
+
 int main(void) {
     test_stats();
     test_metrics();
@@ -225,5 +305,6 @@ int main(void) {
     test_args();
     test_table();
     test_conversions();
+    test_tensor_map();
     return failures ? 1 : 0;
 }
