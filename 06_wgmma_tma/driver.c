@@ -1,0 +1,247 @@
+/* Chapter 06 driver: C = A * B^T in bf16 on Hopper's tensor cores with wgmma and TMA, against
+ * cuBLAS.
+ *
+ * The problem: A is M x K row-major, B is N x K row-major (both K-major: the layout wgmma reads
+ * from shared memory without a transpose; the TN problem of chapter 05), C is M x N row-major;
+ * inputs bf16, products accumulated in fp32, C rounded to bf16. 2*M*N*K flops on
+ * 2*(M*K + N*K + M*N) bytes: 1365 flops per byte at 4096^3, far above the tensor cores' balance
+ * point, so the floor is the flops over the dense wgmma rate.
+ *
+ * The check: A and B are fresh uniform random values in [-1, 1) (seed printed). setup()
+ * computes a reference C with cuBLAS (cublasGemmEx, bf16 in and out, CUBLAS_COMPUTE_32F; the
+ * call that the cublas row times) into its own buffer and spot-checks it against fp64 dot
+ * products on the CPU at 256 entries (corners first); a failed spot check is reported as a
+ * failing check of the cublas row. Each row's output, poisoned with NaN first, is compared with
+ * the whole reference. With --no-library (make sanitize-06) the cublas row is left out and the
+ * reference is the fp64 product on the CPU rounded to bf16, for M*N*K up to 2^32.
+ * Bounds (README, "Correctness"):
+ *   rows:       per element |out - ref| <= 2^-7 |ref| + 2^-8 sqrt(K),   rel L2 <= 1e-2;
+ *   spot check: per element |ref - fp64| <= 2^-8 |fp64| + 1e-4 sqrt(K), rel L2 <= 1e-2. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm06.h"
+#include "gemm_ref.h"
+#include "runner.h"
+
+typedef enum { V_BF16 } gemm06_variant;
+
+typedef int (*gemm06_fn)(const bf16_t *, const bf16_t *, bf16_t *, int, int, int, cudaStream_t);
+
+#define NO_SPILLS "LDL STL"
+#define LIBRARY "cublas"
+
+/* Each stage needs K % 8 == 0, for a reason of its own. */
+static bool whole_chunks(const shape *s, char *why, size_t len) {
+    if (s->d[2] % 8) {
+        snprintf(why, len, "K %% 8 != 0: rows of A and B are copied in whole 16-byte chunks");
+        return false;
+    }
+    return true;
+}
+
+static bool tma_strides(const shape *s, char *why, size_t len) {
+    if (s->d[2] % 8) {
+        snprintf(why, len, "K %% 8 != 0: TMA needs the row stride (K * 2 bytes) in 16s");
+        return false;
+    }
+    return true;
+}
+
+/* A stage row: name, description, launcher, kernel symbol, must-have opcodes, its shape
+ * predicate and the dynamic shared memory it asks for (gemm06.h). Every stage is sm_90a only,
+ * is checked for spills, and is compared with cuBLAS. */
+#define STAGE_ROW(nm, desc, fn, sym, must, sup, smem)                                              \
+    {{nm, desc, ARCH_SM90A, sym, must, NO_SPILLS}, ROLE_STAGE, V_BF16, (any_fn)fn,                 \
+     (any_fn)ex_##fn, NULL, LIBRARY, sup, smem}
+
+static const row_entry ROWS[] = {
+    {{LIBRARY, "cublasGemmEx, bf16 in and out, CUBLAS_COMPUTE_32F (wgmma on Hopper)", ARCH_ANY,
+      NULL, NULL, NULL},
+     ROLE_LIBRARY, V_BF16, (any_fn)gemm_ref_bf16_tn, NULL, NULL, NULL},
+    STAGE_ROW("first_wgmma",
+              "one warpgroup, 64x128 tile, threads copy into the 128B swizzle, synchronous wgmma",
+              gemm06_first_wgmma, "first_wgmma_kernel", "HGMMA", whole_chunks,
+              GEMM06_SMEM_FIRST_WGMMA),
+    STAGE_ROW("tma", "TMA tiles on an mbarrier, 128x128 tile, two warpgroups, single-buffered",
+              gemm06_tma, "tma_kernel", "HGMMA UTMALDG SYNCS", tma_strides, GEMM06_SMEM_TMA),
+};
+
+/* ---- problem state for the current shape -------------------------------------------------- */
+static struct {
+    int M, N, K;
+    bf16_t *A, *B, *C;            /* device */
+    uint16_t *hA, *hB, *hC, *href; /* host copies; href: the reference */
+    bool library_off;             /* --no-library: href is the fp64 product from the CPU */
+    error_metrics spot;           /* cuBLAS's reference against fp64 at the sampled entries */
+} P;
+
+#define REL_L2 1e-2
+
+static int setup_error(char *err, size_t len, const shape *s, const char *what) {
+    snprintf(err, len, "%ldx%ldx%ld: %s", s->d[0], s->d[1], s->d[2], what);
+    return EXIT_BAD_USAGE;
+}
+
+static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
+    const gpu_report *g = env->gpu;
+    const uint64_t seed = env->seed;
+    long m = s->d[0], n = s->d[1], k = s->d[2];
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX ||
+        (double)m * (double)k > (double)INT_MAX * 4 || (double)n * (double)k > (double)INT_MAX * 4)
+        return setup_error(err, len, s, "too large for this chapter's int indexing and GPU memory");
+    if (env->library_off && !gemm_ref_cpu_fits(m, n, k, err, len)) return EXIT_BAD_USAGE;
+    /* A, B, C and the reference, plus the cuBLAS workspace */
+    double need = 2.0 * ((double)m * k + (double)n * k + 2.0 * (double)m * n) +
+                  (env->library_off ? 0.0 : (double)GEMM_REF_WORKSPACE_BYTES);
+    if (!gpu_fits(g, need)) {
+        char want[32], have[32];
+        fmt_size(want, sizeof want, need);
+        fmt_size(have, sizeof have, (double)g->free_bytes);
+        snprintf(err, len, "%ldx%ldx%ld needs %s of GPU memory; %s is free", m, n, k, want, have);
+        return EXIT_BAD_USAGE;
+    }
+    P.M = (int)m, P.N = (int)n, P.K = (int)k;
+    P.library_off = env->library_off;
+    size_t a_n = (size_t)m * k, b_n = (size_t)n * k, c_n = (size_t)m * n;
+    P.A = gpu_alloc(a_n * 2);
+    P.B = gpu_alloc(b_n * 2);
+    P.C = gpu_alloc(c_n * 2);
+    P.hA = malloc(a_n * 2);
+    P.hB = malloc(b_n * 2);
+    P.hC = malloc(c_n * 2);
+    P.href = malloc(c_n * 2);
+    if (!P.hA || !P.hB || !P.hC || !P.href)
+        return setup_error(err, len, s, "not enough host memory for the reference copies");
+    /* A and B get different seeds, so a kernel that reads one operand twice fails */
+    fill_uniform_bf16(P.A, (long)a_n, seed, -1, 1, 0);
+    fill_uniform_bf16(P.B, (long)b_n, seed + 1, -1, 1, 0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(P.hA, P.A, a_n * 2, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(P.hB, P.B, b_n * 2, cudaMemcpyDeviceToHost));
+    const gemm_problem prob = {.layout = GEMM_TN, .type = GEMM_BF16, .M = m, .N = n, .K = k,
+                               .a = P.hA, .b = P.hB, .alpha = 1.0};
+    metrics_init(&P.spot);
+    if (env->library_off) {
+        /* No cuBLAS in this run: the reference is the fp64 product itself, rounded to bf16. */
+        gemm_ref_cpu(&prob, P.href, GEMM_BF16);
+        return 0;
+    }
+    /* The reference: cuBLAS on the same inputs, in its own (poisoned) buffer, before any row
+     * runs. Its handles are created by this first call, so no timed launch pays for them. */
+    bf16_t *ref = gpu_alloc(c_n * 2);
+    poison(ref, c_n * 2, 0);
+    gemm_ref_bf16_tn(P.A, P.B, ref, P.M, P.N, P.K, 0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(P.href, ref, c_n * 2, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(ref));
+    /* Spot check of the reference: bf16 rounding of the output (at most 2^-8 relative) plus
+     * the fp32 accumulation error, per element |ref - fp64| <= 2^-8 |fp64| + 1e-4 sqrt(K)
+     * (tests/test_gemm_ref.c uses the same bound for bf16). */
+    const gemm_tolerance tol = {.atol = 1e-4 * sqrt((double)P.K), .rtol = 0x1p-8};
+    gemm_ref_spot_check(&prob, P.href, GEMM_BF16, seed, &tol, &P.spot);
+    if (!metrics_pass(&P.spot, REL_L2)) {
+        const long at = P.spot.first_bad >= 0 ? P.spot.first_bad : 0;
+        fprintf(stderr,
+                "cuBLAS reference failed its fp64 spot check at C[%ld][%ld]: got %.6g, fp64 %.6g "
+                "(M=%d N=%d K=%d): the cublas row reports it\n",
+                at / P.N, at % P.N, P.spot.first_bad_out, P.spot.first_bad_ref, P.M, P.N, P.K);
+    }
+    return 0;
+}
+
+static void teardown(void) {
+    CUDA_CHECK(cudaFree(P.A));
+    CUDA_CHECK(cudaFree(P.B));
+    CUDA_CHECK(cudaFree(P.C));
+    free(P.hA), free(P.hB), free(P.hC), free(P.href);
+    memset(&P, 0, sizeof P);
+}
+
+static void prepare(const row_entry *r, const shape *s) {
+    (void)r, (void)s;
+    poison(P.C, (size_t)P.M * P.N * 2, 0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+static int launch(const row_entry *r, bool exercise, const shape *s, cudaStream_t st) {
+    (void)s;
+    gemm06_fn fn = (gemm06_fn)(exercise ? r->ex_launch : r->launch);
+    return fn(P.A, P.B, P.C, P.M, P.N, P.K, st);
+}
+
+static bool check(const row_entry *r, const shape *s, error_metrics *m, double *bound) {
+    (void)s;
+    *bound = REL_L2;
+    if (r->role == ROLE_LIBRARY && !P.library_off && !metrics_pass(&P.spot, *bound)) {
+        *m = P.spot; /* the reference itself disagrees with fp64: report that */
+        return true;
+    }
+    size_t c_n = (size_t)P.M * P.N;
+    CUDA_CHECK(cudaMemcpy(P.hC, P.C, c_n * 2, cudaMemcpyDeviceToHost));
+    const double atol = 0x1p-8 * sqrt((double)P.K), rtol = 0x1p-7;
+    metrics_init(m);
+    for (size_t i = 0; i < c_n; i++)
+        metrics_add(m, (long)i, bf16_to_f32(P.hC[i]), bf16_to_f32(P.href[i]), atol, rtol);
+    metrics_finish(m);
+    return true;
+}
+
+static double work(const row_entry *r, const shape *s) {
+    (void)r;
+    return 2.0 * (double)s->d[0] * (double)s->d[1] * (double)s->d[2];
+}
+
+static const char *dtype(const row_entry *r) {
+    (void)r;
+    return "bf16";
+}
+
+/* The first five are small enough for --quick (the sanitizer, with the CPU reference): one
+ * whole tile, two stage-2 blocks side by side, M = 1, N = 1, and odd M and N with a K tail of 8
+ * (72 = 64 + 8). Then the issue's larger odd shapes. */
+static const shape TEST_SHAPES[] = {{{64, 64, 64}},       {{128, 256, 64}},
+                                    {{1, 256, 64}},       {{256, 1, 64}},
+                                    {{33, 200, 72}},      {{1000, 1000, 1000}},
+                                    {{4097, 511, 264}},   {{8192, 256, 8192}}};
+static const shape BENCH_SHAPES[] = {{{512, 512, 512}},    {{1024, 1024, 1024}},
+                                     {{2048, 2048, 2048}}, {{4096, 4096, 4096}},
+                                     {{8192, 8192, 8192}}, {{4096, 14336, 4096}},
+                                     {{4096, 4096, 14336}}};
+
+int main(int argc, char **argv) {
+    const chapter ch = {
+        .name = "06_wgmma_tma",
+        .summary =
+            "Chapter 06: C = A * B^T, bf16 in and out with fp32 accumulation, A and B both\n"
+            "K-major (TN), on Hopper's tensor cores with wgmma and TMA (sm_90a only); every\n"
+            "stage checked against cuBLAS (itself spot-checked in fp64) and timed against it.",
+        .ndims = 3,
+        .dim_names = {"m", "n", "k"},
+        .dim_help = {"rows of A and C (default 4096)", "rows of B, columns of C (default 4096)",
+                     "the shared dimension, a multiple of 8 (default 4096)"},
+        .default_shape = {{4096, 4096, 4096}},
+        .test_shapes = TEST_SHAPES,
+        .ntest_shapes = sizeof TEST_SHAPES / sizeof TEST_SHAPES[0],
+        .nquick_shapes = 5,
+        .bench_shapes = BENCH_SHAPES,
+        .nbench_shapes = sizeof BENCH_SHAPES / sizeof BENCH_SHAPES[0],
+        .unit = UNIT_TFLOPS,
+        .ceiling_col = NULL,
+        .library_col = "x cuBLAS",
+        .flush_l2 = true,
+        .rows = ROWS,
+        .nrows = sizeof ROWS / sizeof ROWS[0],
+        .setup = setup,
+        .teardown = teardown,
+        .supports = NULL,
+        .prepare = prepare,
+        .launch = launch,
+        .check = check,
+        .work = work,
+        .dtype = dtype,
+    };
+    return run_chapter(&ch, argc, argv);
+}

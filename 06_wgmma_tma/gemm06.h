@@ -1,0 +1,41 @@
+/* Chapter 06: the launchers of every stage and exercise, shared by the driver (C) and the
+ * kernel files (CUDA).
+ *
+ * C = A * B^T with A bf16 row-major M x K (lda = K), B bf16 row-major N x K (ldb = K: both
+ * operands K-major, the layout wgmma reads from shared memory without a transpose), C bf16
+ * row-major M x N (ldc = N); products accumulated in fp32, C rounded to bf16 once. Every
+ * launcher needs K % 8 == 0 (rows of whole 16-byte chunks: ordinary 16-byte copies in stage 1,
+ * TMA's 16-byte row stride from stage 2); the driver's row predicates say so. Any M and N >= 1. */
+#ifndef GEMM06_H
+#define GEMM06_H
+
+#include <cuda_runtime_api.h>
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GEMM06_LAUNCHERS(p)                                                                        \
+    int p##gemm06_first_wgmma(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,  \
+                              cudaStream_t stream);                                                \
+    int p##gemm06_tma(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,          \
+                      cudaStream_t stream);
+
+/* The reference stages, in kernels/, and your exercises (the same names with ex_), in
+ * exercises/. */
+GEMM06_LAUNCHERS()
+GEMM06_LAUNCHERS(ex_)
+
+/* Dynamic shared memory each stage asks for (bytes): its operand tiles (rows of 128 bytes, one
+ * 64-wide K tile of bf16) plus 1024 bytes of slack, so that the kernel can start its tiles on a
+ * 1024-byte boundary (the 128-byte swizzle repeats every 8 rows = 1024 bytes; wgmma and TMA
+ * both read the pattern from the address bits). */
+#define GEMM06_SMEM_FIRST_WGMMA ((64 + 128) * 128 + 1024)  /* A 64 rows, B 128 rows */
+#define GEMM06_SMEM_TMA ((128 + 128) * 128 + 1024)         /* A 128 rows, B 128 rows */
+
+#ifdef __cplusplus
+}
+#endif
+#endif
