@@ -67,6 +67,16 @@ static const row_entry ROWS[] = {
               GEMM06_SMEM_FIRST_WGMMA),
     STAGE_ROW("tma", "TMA tiles on an mbarrier, 128x128 tile, two warpgroups, single-buffered",
               gemm06_tma, "tma_kernel", "HGMMA UTMALDG SYNCS", tma_strides, GEMM06_SMEM_TMA),
+    STAGE_ROW("pipeline", "a ring of 3 K tiles, full/empty mbarriers, wgmmas in flight, 2 blocks/SM",
+              gemm06_pipeline, "pipeline_kernel", "HGMMA UTMALDG SYNCS", tma_strides,
+              GEMM06_SMEM_PIPELINE),
+    STAGE_ROW("warp_specialized",
+              "producer warpgroup + 2 consumers, setmaxnreg, 128x256 tile, 4 slots",
+              gemm06_warp_specialized, "warp_specialized_kernel", "HGMMA UTMALDG SYNCS USETMAXREG",
+              tma_strides, GEMM06_SMEM_WARP_SPECIALIZED),
+    STAGE_ROW("persistent", "one block per SM looping over tiles in grouped order, ring kept across tiles",
+              gemm06_persistent, "persistent_kernel", "HGMMA UTMALDG SYNCS USETMAXREG", tma_strides,
+              GEMM06_SMEM_PERSISTENT),
 };
 
 /* ---- problem state for the current shape -------------------------------------------------- */

@@ -21,7 +21,13 @@ extern "C" {
     int p##gemm06_first_wgmma(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,  \
                               cudaStream_t stream);                                                \
     int p##gemm06_tma(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,          \
-                      cudaStream_t stream);
+                      cudaStream_t stream);                                                        \
+    int p##gemm06_pipeline(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,     \
+                           cudaStream_t stream);                                                   \
+    int p##gemm06_warp_specialized(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N,    \
+                                   int K, cudaStream_t stream);                                    \
+    int p##gemm06_persistent(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,   \
+                             cudaStream_t stream);
 
 /* The reference stages, in kernels/, and your exercises (the same names with ex_), in
  * exercises/. */
@@ -34,6 +40,11 @@ GEMM06_LAUNCHERS(ex_)
  * both read the pattern from the address bits). */
 #define GEMM06_SMEM_FIRST_WGMMA ((64 + 128) * 128 + 1024)  /* A 64 rows, B 128 rows */
 #define GEMM06_SMEM_TMA ((128 + 128) * 128 + 1024)         /* A 128 rows, B 128 rows */
+/* From stage 3 on, a ring of slots, each one K tile of A and of B. */
+#define GEMM06_PIPELINE_DEPTH 3 /* stage 3's default (measured best); GEMM06_PIPELINE_DEPTH=2..6 overrides */
+#define GEMM06_SMEM_PIPELINE (GEMM06_PIPELINE_DEPTH * (128 + 128) * 128 + 1024)
+#define GEMM06_SMEM_WARP_SPECIALIZED (4 * (128 + 256) * 128 + 1024) /* 4 slots, 128x256 tile */
+#define GEMM06_SMEM_PERSISTENT GEMM06_SMEM_WARP_SPECIALIZED
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 #   bash tests/device_run.sh test     [chapters...]   build, then make test's run (tests/run.sh)
 #   bash tests/device_run.sh sanitize [chapters...]   make sanitize-NN for each chapter
 #   bash tests/device_run.sh bench    [chapters...]   each chapter's benchmark sweep (--bench)
+#   bash tests/device_run.sh sweep    [chapters...]   each chapter's design sweeps (NN/sweep.sh)
 # No chapters: all of them. Logs under $OUT (default results/device), packed into
 # $OUT/device.tar.gz at the end (the tool brings back only a few files); a summary is printed last.
 set -u
@@ -48,7 +49,12 @@ bench)
         echo "== $c bench exit $?" >>"$OUT/$c.txt"
     done
     ;;
-*) echo "unknown phase '$phase': test, sanitize or bench" >&2; exit 2 ;;
+sweep)
+    for c in "${chapters[@]}"; do
+        [ -f "$c/sweep.sh" ] && BIN=build/bin/$c bash "$c/sweep.sh" "$OUT/sweep_$c" >/dev/null 2>&1
+    done
+    ;;
+*) echo "unknown phase '$phase': test, sanitize, bench or sweep" >&2; exit 2 ;;
 esac
 tar -czf "$OUT/device.tar.gz" -C "$OUT" --exclude device.tar.gz . 2>/dev/null
 cat "$OUT/env.txt"
@@ -56,4 +62,5 @@ case $phase in
 test) grep -E "^  FAIL|passed" "$OUT/test.txt" | tail -n 40 ;;
 sanitize) grep -h -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|== make" "$OUT"/sanitize_*.txt ;;
 bench) for c in "${chapters[@]}"; do tail -n 25 "$OUT/$c.txt"; done ;;
+sweep) cat "$OUT"/sweep_*/summary.txt 2>/dev/null ;;
 esac

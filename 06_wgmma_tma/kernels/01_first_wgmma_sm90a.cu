@@ -16,6 +16,12 @@
  * the one TMA writes in stage 2; here the threads write it themselves with ordinary 16-byte
  * stores.
  *
+ * The descriptor of such a tile (desc_sw128 in gemm06_sm90a.cuh, which every stage shares; the
+ * fields are drawn in the README): the start address in 16-byte units, SBO = 1024 bytes from
+ * one 8-row atom to the next, LBO unused by this swizzle mode (16, which encodes as 1), the
+ * swizzle mode, and base offset 0 because every tile starts 1024-aligned (align1024, same
+ * header). Step k (k = 0..3) of a 64-wide K tile starts 32 bytes further into row 0.
+ *
  * The synchronous recipe, per 64-wide K tile:
  *   copy A and B tiles (st.shared) -> fence.proxy.async -> __syncthreads
  *   -> wgmma.fence -> 4 x wgmma (k16 steps) -> commit_group -> wait_group 0 -> __syncthreads.
@@ -33,6 +39,7 @@
  * inside K or wholly past it; chunks past M, N or K are stored as zeros, which add nothing). */
 #include "stage.h"
 #include "gemm06.h"
+#include "gemm06_sm90a.cuh"
 #include "ptx/fence.cuh"
 #include "ptx/smem.cuh"
 #include "ptx/wgmma.cuh"
@@ -46,12 +53,6 @@
  * 128-byte swizzle. Rows r and r + 8 use the same permutation; 8 rows make one 1024-byte atom. */
 static __device__ __forceinline__ unsigned swizzle128(int r, int c) {
     return (unsigned)r * 128 + (unsigned)((c ^ (r % 8)) * 16);
-}
-
-/* The first 1024-byte boundary at or after p. */
-static __device__ __forceinline__ unsigned char *align1024(unsigned char *p) {
-    const unsigned misalign = smem_addr(p) % 1024;
-    return p + (misalign ? 1024 - misalign : 0);
 }
 
 /* Copies ROWS rows of X (rows_total x K, row-major) from row0, k0 .. k0 + 63, into the swizzled
@@ -71,13 +72,6 @@ static __device__ __forceinline__ void copy_tile(unsigned char *dst, const bf16_
         if (row < rows_total && k < K) v = *(const uint4 *)(X + (size_t)row * K + k);
         *(uint4 *)(dst + swizzle128(r, c)) = v;
     }
-}
-
-/* The descriptor of a K-major tile with 128-byte rows and the 128-byte swizzle (wgmma.cuh):
- * start address in 16-byte units, SBO = 1024 bytes from one 8-row atom to the next, LBO unused
- * by this mode (16, which encodes as 1), base offset 0 because every tile is 1024-aligned. */
-static __device__ __forceinline__ uint64_t desc_sw128(unsigned addr) {
-    return wgmma_desc(addr, WGMMA_SWIZZLE_128B, 16, 1024);
 }
 
 static __global__ void __launch_bounds__(THREADS)
@@ -116,21 +110,7 @@ static __global__ void __launch_bounds__(THREADS)
      *   row 16w + l/4 + 8 * ((i/2) % 2),   column 8 * (i/4) + 2 * (l%4) + i%2,
      * so registers i and i + 1 (i even) are two neighbouring columns of one row: one bf16x2
      * store when C's rows keep 4-byte alignment (N even), else two 2-byte stores. */
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const bool pairs = N % 2 == 0;
-#pragma unroll
-    for (int i = 0; i < BN / 2; i += 2) {
-        const int row = m0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
-        const int col = n0 + 8 * (i / 4) + 2 * (lane % 4);
-        if (row >= M || col >= N) continue;
-        bf16_t *dst = C + (size_t)row * N + col;
-        if (pairs) {
-            *(__nv_bfloat162 *)dst = __floats2bfloat162_rn(d[i], d[i + 1]);
-        } else {
-            dst[0] = __float2bfloat16_rn(d[i]);
-            if (col + 1 < N) dst[1] = __float2bfloat16_rn(d[i + 1]);
-        }
-    }
+    store_fragment<BN>(d, C, M, N, m0, n0); /* this loop, written once: gemm06_sm90a.cuh */
 }
 
 extern "C" int STAGE(gemm06_first_wgmma)(const bf16_t *A, const bf16_t *B, bf16_t *C, int M,

@@ -34,10 +34,9 @@
  *
  * Shapes: any M and N; K % 8 == 0, because TMA needs the row stride (K * 2 bytes) to be a
  * multiple of 16. The K tail and the M, N edges come from TMA's zero fill. */
-#include <string.h>
-
 #include "stage.h"
 #include "gemm06.h"
+#include "gemm06_sm90a.cuh"
 #include "launch.cuh"
 #include "tensor_map.h"
 #include "ptx/fence.cuh"
@@ -48,21 +47,9 @@
 
 #define BM 128      /* rows of C per block: two warpgroups of 64 */
 #define BN 128      /* columns of C per block: the wgmma's N */
-#define BK 64       /* k per tile: 64 bf16 = 128 bytes, the 128-byte swizzle span */
+#define BK GEMM06_BK /* k per tile: 64 bf16 = 128 bytes, the 128-byte swizzle span */
 #define THREADS 256 /* two warpgroups */
 #define TILE_BYTES ((BM + BN) * BK * 2) /* what one K tile brings: 32 KiB */
-
-/* The first 1024-byte boundary at or after p: where the 128-byte swizzle pattern starts. */
-static __device__ __forceinline__ unsigned char *align1024(unsigned char *p) {
-    const unsigned misalign = smem_addr(p) % 1024;
-    return p + (misalign ? 1024 - misalign : 0);
-}
-
-/* K-major tile, 128-byte rows, 128-byte swizzle: SBO = 1024 (one 8-row atom to the next), LBO
- * unused (16), base offset 0 (tiles are 1024-aligned); see stage 1 and wgmma.cuh. */
-static __device__ __forceinline__ uint64_t desc_sw128(unsigned addr) {
-    return wgmma_desc(addr, WGMMA_SWIZZLE_128B, 16, 1024);
-}
 
 static __global__ void __launch_bounds__(THREADS)
     tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -110,81 +97,22 @@ static __global__ void __launch_bounds__(THREADS)
     }
 
     /* Epilogue: the accumulator fragment as in stage 1, rows offset by this warpgroup's 64. */
-    const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-    const bool pairs = N % 2 == 0;
-#pragma unroll
-    for (int i = 0; i < BN / 2; i += 2) {
-        const int row = m0 + 64 * wg + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
-        const int col = n0 + 8 * (i / 4) + 2 * (lane % 4);
-        if (row >= M || col >= N) continue;
-        bf16_t *dst = C + (size_t)row * N + col;
-        if (pairs) {
-            *(__nv_bfloat162 *)dst = __floats2bfloat162_rn(d[i], d[i + 1]);
-        } else {
-            dst[0] = __float2bfloat16_rn(d[i]);
-            if (col + 1 < N) dst[1] = __float2bfloat16_rn(d[i + 1]);
-        }
-    }
+    store_fragment<BN>(d, C, M, N, m0 + 64 * wg, n0);
 }
 
-/* ---- host: the tensor maps ----------------------------------------------------------------
- * A map holds the tensor's address and shape, so it must be encoded again for new pointers or
- * sizes, but not for every launch: cuTensorMapEncodeTiled is a driver call on the host, and
- * the timed launches of one shape would pay for it each time. The launcher keeps the maps of
- * the last few (A, B, M, N, K) it saw. The key is everything the maps encode, so a hit is
- * always right, even if a buffer was freed and another allocated at the same address. */
-typedef struct {
-    const void *A, *B;
-    int M, N, K;
-    CUtensorMap map_a, map_b;
-} operand_maps;
-
-/* A K-major operand, rows x K bf16: dims innermost first {K, rows}, rows K * 2 bytes apart,
- * boxes of 64 k (128 bytes, the swizzle span) by box_rows, zeros outside the tensor. */
-static int encode_operand(CUtensorMap *map, const void *base, int rows, int K, unsigned box_rows,
-                          char *err, size_t len) {
-    tensor_map_desc d;
-    memset(&d, 0, sizeof d);
-    d.base = base;
-    d.type = TMAP_BF16;
-    d.rank = 2;
-    d.dims[0] = (uint64_t)K;
-    d.dims[1] = (uint64_t)rows;
-    d.strides[0] = (uint64_t)K * 2;
-    d.box[0] = BK;
-    d.box[1] = box_rows;
-    d.swizzle = TMAP_SWIZZLE_128B;
-    d.fill = TMAP_FILL_ZERO;
-    return tensor_map_encode(map, &d, err, len);
-}
-
-static const operand_maps *maps_for(const bf16_t *A, const bf16_t *B, int M, int N, int K,
-                                    char *err, size_t len) {
-    static operand_maps cache[8];
-    static int used, next;
-    for (int i = 0; i < used; i++) {
-        const operand_maps *c = &cache[i];
-        if (c->A == A && c->B == B && c->M == M && c->N == N && c->K == K) return c;
-    }
-    operand_maps m;
-    m.A = A, m.B = B, m.M = M, m.N = N, m.K = K;
-    if (encode_operand(&m.map_a, A, M, K, BM, err, len) != TENSOR_MAP_OK ||
-        encode_operand(&m.map_b, B, N, K, BN, err, len) != TENSOR_MAP_OK)
-        return NULL;
-    operand_maps *slot = &cache[next];
-    *slot = m;
-    next = (next + 1) % 8;
-    if (used < 8) used++;
-    return slot;
-}
-
+/* ---- host ------------------------------------------------------------------------------
+ * A tensor map holds the tensor's address and shape, so it must be encoded again for new
+ * pointers or sizes, but not for every launch: cuTensorMapEncodeTiled is a driver call on the
+ * host, and the timed launches of one shape would pay for it each time. gemm06_maps_for
+ * (gemm06_sm90a.cuh) encodes A's and B's maps (dims {K, rows}, rows K * 2 bytes apart, boxes
+ * of 64 k by BM or BN rows, 128-byte swizzle, zero fill) and keeps the last eight problems'. */
 extern "C" int STAGE(gemm06_tma)(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N,
                                  int K, cudaStream_t stream) {
     const unsigned m_tiles = blocks_for(M, BM);
     if (m_tiles > 65535)
         return launch_unsupported("M > %d: more row tiles than gridDim.y", 65535 * BM);
     char err[256];
-    const operand_maps *maps = maps_for(A, B, M, N, K, err, sizeof err);
+    const gemm06_maps *maps = gemm06_maps_for(A, B, M, N, K, BM, BN, err, sizeof err);
     if (!maps) return launch_unsupported("%s", err);
     const launch_cfg cfg = {dim3(blocks_for(N, BN), m_tiles), dim3(THREADS),
                             (size_t)GEMM06_SMEM_TMA, 0, stream};

@@ -1,0 +1,238 @@
+/* Chapter 06: what every stage shares, written once.
+ *
+ *  - align1024: where a 128-byte-swizzled tile may start;
+ *  - desc_sw128: the wgmma descriptor of such a tile (stage 1 explains every field);
+ *  - store_fragment: the accumulator fragment of one warpgroup to C, bounds-checked;
+ *  - gemm06_maps_for: the two operand tensor maps of one problem, encoded once and cached
+ *    (stage 2 explains why);
+ *  - gemm06_tile_at, gemm06_schedule: the order in which a persistent kernel visits its tiles
+ *    (stage 5).
+ *
+ * Stage 1's comments explain the descriptor and the fragment layout; stage 2's the map cache;
+ * stage 5's the tile order. */
+#ifndef GEMM06_SM90A_CUH
+#define GEMM06_SM90A_CUH
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "stage.h"
+#include "tensor_map.h"
+#include "ptx/smem.cuh"
+#include "ptx/wgmma.cuh"
+
+/* k per tile in every stage: 64 bf16 = 128 bytes, the span of the 128-byte swizzle. */
+#define GEMM06_BK 64
+
+/* The first 1024-byte boundary at or after p: the 128-byte swizzle repeats every 8 rows of 128
+ * bytes, and both TMA and wgmma take the pattern from the address bits. */
+static __device__ __forceinline__ unsigned char *align1024(unsigned char *p) {
+    const unsigned misalign = smem_addr(p) % 1024;
+    return p + (misalign ? 1024 - misalign : 0);
+}
+
+/* K-major tile, 128-byte rows, 128-byte swizzle: SBO = 1024 (one 8-row atom to the next), LBO
+ * unused by this mode (16), base offset 0 (tiles are 1024-aligned). Step k16 of a 64-wide K tile
+ * starts 32 bytes further: desc_sw128(tile + 32 * k). */
+static __device__ __forceinline__ uint64_t desc_sw128(unsigned addr) {
+    return wgmma_desc(addr, WGMMA_SWIZZLE_128B, 16, 1024);
+}
+
+/* One warpgroup's m64nN fp32 fragment to C (M x N row-major bf16) at (row0, col0). Thread t of
+ * the warpgroup (warp w = t / 32, lane l) holds in register i
+ *   row 16w + l/4 + 8 * ((i/2) % 2),   column 8 * (i/4) + 2 * (l%4) + i%2,
+ * so registers i, i+1 (i even) are neighbours in a row: one bf16x2 store when every row of C
+ * starts 4-byte aligned (N even), two 2-byte stores otherwise. Rows and columns past M and N
+ * are skipped: they hold products of TMA's zero fill. */
+template <int BN>
+static __device__ __forceinline__ void store_fragment(const float (&d)[BN / 2],
+                                                      bf16_t *__restrict__ C, int M, int N,
+                                                      int row0, int col0) {
+    const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+    const bool pairs = N % 2 == 0;
+#pragma unroll
+    for (int i = 0; i < BN / 2; i += 2) {
+        const int row = row0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+        const int col = col0 + 8 * (i / 4) + 2 * (lane % 4);
+        if (row >= M || col >= N) continue;
+        bf16_t *dst = C + (size_t)row * N + col;
+        if (pairs) {
+            *(__nv_bfloat162 *)dst = __floats2bfloat162_rn(d[i], d[i + 1]);
+        } else {
+            dst[0] = __float2bfloat16_rn(d[i]);
+            if (col + 1 < N) dst[1] = __float2bfloat16_rn(d[i + 1]);
+        }
+    }
+}
+
+/* ---- host: the operand tensor maps ---------------------------------------------------------
+ * A map holds the tensor's address and shape, so it is encoded again for new pointers or
+ * sizes, but not for every launch: cuTensorMapEncodeTiled is a driver call on the host, and the
+ * timed launches of one shape would pay for it each time. Each stage keeps the maps of the last
+ * eight problems it saw (this function is static: one cache per stage file). The key is
+ * everything the maps encode, so a hit is always right, even when a buffer was freed and
+ * another allocated at the same address. */
+typedef struct {
+    const void *A, *B;
+    int M, N, K;
+    unsigned a_rows, b_rows; /* box heights */
+    CUtensorMap map_a, map_b;
+} gemm06_maps;
+
+/* A K-major operand, rows x K bf16: dims innermost first {K, rows}, rows K * 2 bytes apart,
+ * boxes of 64 k (128 bytes, the swizzle span) by box_rows, zeros outside the tensor. */
+static inline int gemm06_encode_operand(CUtensorMap *map, const void *base, int rows, int K,
+                                        unsigned box_rows, char *err, size_t len) {
+    tensor_map_desc d;
+    memset(&d, 0, sizeof d);
+    d.base = base;
+    d.type = TMAP_BF16;
+    d.rank = 2;
+    d.dims[0] = (uint64_t)K;
+    d.dims[1] = (uint64_t)rows;
+    d.strides[0] = (uint64_t)K * 2;
+    d.box[0] = GEMM06_BK;
+    d.box[1] = box_rows;
+    d.swizzle = TMAP_SWIZZLE_128B;
+    d.fill = TMAP_FILL_ZERO;
+    return tensor_map_encode(map, &d, err, len);
+}
+
+/* The maps of A (boxes of a_rows rows) and B (b_rows rows), or NULL with the encoder's reason. */
+static inline const gemm06_maps *gemm06_maps_for(const bf16_t *A, const bf16_t *B, int M, int N, int K,
+                                          unsigned a_rows, unsigned b_rows, char *err,
+                                          size_t len) {
+    static gemm06_maps cache[8];
+    static int used, next;
+    for (int i = 0; i < used; i++) {
+        const gemm06_maps *c = &cache[i];
+        if (c->A == A && c->B == B && c->M == M && c->N == N && c->K == K &&
+            c->a_rows == a_rows && c->b_rows == b_rows)
+            return c;
+    }
+    gemm06_maps m;
+    m.A = A, m.B = B, m.M = M, m.N = N, m.K = K, m.a_rows = a_rows, m.b_rows = b_rows;
+    if (gemm06_encode_operand(&m.map_a, A, M, K, a_rows, err, len) != TENSOR_MAP_OK ||
+        gemm06_encode_operand(&m.map_b, B, N, K, b_rows, err, len) != TENSOR_MAP_OK)
+        return NULL;
+    gemm06_maps *slot = &cache[next];
+    *slot = m;
+    next = (next + 1) % 8;
+    if (used < 8) used++;
+    return slot;
+}
+
+/* ---- the order of tiles in a persistent kernel (stage 5 on) -----------------------------------
+ * A persistent kernel runs one block per SM; block b computes tiles b, b + G, b + 2G, ... of a
+ * sequence (G blocks). At any moment the G tiles in flight are G neighbours in that sequence,
+ * and what they read is what L2 must hold: the A rows of every tile row they touch and the B
+ * rows of every tile column. The order decides how many distinct rows and columns G
+ * consecutive tiles touch:
+ *  - rows: row by row. G = 132 tiles of a 32 x 16 grid (4096^2 in 128x256 tiles) are 8+ whole
+ *    tile rows: all of B (32 MiB) and 8 panels of A, re-read from DRAM every few waves.
+ *  - grouped: GEMM06_GROUP_ROWS tile rows at a time, column by column within the group: the
+ *    G tiles in flight make a 16 x 8 block of tiles, 16 A panels and 8 B panels.
+ *  - hilbert: the Hilbert curve over the tile grid (on the enclosing power-of-two square,
+ *    skipping cells outside): every run of consecutive tiles is a compact blob, at every size,
+ *    with no group size to choose. It is computed on the host once per grid shape and read from
+ *    constant memory (at most GEMM06_HILBERT_MAX tiles; larger grids fall back to grouped). */
+enum gemm06_order { GEMM06_ORDER_ROWS, GEMM06_ORDER_GROUPED, GEMM06_ORDER_HILBERT };
+#define GEMM06_GROUP_ROWS 16
+#define GEMM06_HILBERT_MAX 8192 /* 32 KiB of the 64 KiB of constant memory */
+
+struct gemm06_tiles {
+    int tiles_m, tiles_n; /* the grid of output tiles */
+    int order;            /* gemm06_order */
+};
+
+/* (row, column) of tile i, packed: row << 16 | column. One per stage file (static). */
+static __constant__ unsigned gemm06_hilbert[GEMM06_HILBERT_MAX];
+
+static __device__ __forceinline__ void gemm06_tile_at(const gemm06_tiles &g, int i, int &tm,
+                                                      int &tn) {
+    if (g.order == GEMM06_ORDER_HILBERT) {
+        const unsigned v = gemm06_hilbert[i];
+        tm = (int)(v >> 16), tn = (int)(v & 0xffff);
+    } else if (g.order == GEMM06_ORDER_GROUPED) {
+        const int per_group = GEMM06_GROUP_ROWS * g.tiles_n;
+        const int first = i / per_group * GEMM06_GROUP_ROWS, j = i % per_group;
+        const int rows = min(GEMM06_GROUP_ROWS, g.tiles_m - first); /* the last group may be short */
+        tm = first + j % rows, tn = j / rows;
+    } else {
+        tm = i / g.tiles_n, tn = i % g.tiles_n;
+    }
+}
+
+/* Cell d of the Hilbert curve on a side x side square (side a power of two): at each scale s,
+ * two bits of d pick the quadrant, and the part already placed is rotated or mirrored so that
+ * the curve enters and leaves the quadrant at the right corners. */
+static inline void gemm06_hilbert_cell(unsigned side, unsigned d, unsigned *x, unsigned *y) {
+    unsigned cx = 0, cy = 0;
+    for (unsigned s = 1; s < side; s *= 2, d /= 4) {
+        const unsigned qx = (d / 2) & 1, qy = (d ^ qx) & 1;
+        if (qy == 0) {
+            if (qx == 1) cx = s - 1 - cx, cy = s - 1 - cy;
+            const unsigned t = cx;
+            cx = cy, cy = t;
+        }
+        cx += s * qx, cy += s * qy;
+    }
+    *x = cx, *y = cy;
+}
+
+/* The schedule of a grid in the order asked for, uploaded if it is a Hilbert order for a grid
+ * other than the last one (stream-ordered, so a launch that follows sees it). Returns the order
+ * used (grouped when the grid has more tiles than the table holds), or -1 if the upload
+ * failed. */
+static inline int gemm06_schedule(gemm06_tiles *g, int order, cudaStream_t stream) {
+    g->order = order;
+    if (order != GEMM06_ORDER_HILBERT) return order;
+    static int last_m = -1, last_n = -1;
+    if ((long)g->tiles_m * g->tiles_n > GEMM06_HILBERT_MAX) return g->order = GEMM06_ORDER_GROUPED;
+    if (g->tiles_m == last_m && g->tiles_n == last_n) return order;
+    static unsigned table[GEMM06_HILBERT_MAX];
+    unsigned side = 1, n = 0;
+    while (side < (unsigned)g->tiles_m || side < (unsigned)g->tiles_n) side *= 2;
+    for (unsigned d = 0; d < side * side; d++) {
+        unsigned x, y;
+        gemm06_hilbert_cell(side, d, &x, &y);
+        if (y < (unsigned)g->tiles_m && x < (unsigned)g->tiles_n) table[n++] = y << 16 | x;
+    }
+    if (cudaMemcpyToSymbolAsync(gemm06_hilbert, table, n * sizeof(unsigned), 0,
+                                cudaMemcpyHostToDevice, stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    last_m = g->tiles_m, last_n = g->tiles_n;
+    return order;
+}
+
+/* GEMM06_TILE_ORDER=rows|grouped|hilbert, read once (the README's comparison); unset: `deflt`.
+ * Returns -1 for anything else, which the launcher reports instead of guessing. */
+static inline int gemm06_order_from_env(int deflt) {
+    static int order = -2;
+    if (order == -2) {
+        const char *e = getenv("GEMM06_TILE_ORDER");
+        if (!e || !*e) order = deflt;
+        else if (!strcmp(e, "rows")) order = GEMM06_ORDER_ROWS;
+        else if (!strcmp(e, "grouped")) order = GEMM06_ORDER_GROUPED;
+        else if (!strcmp(e, "hilbert")) order = GEMM06_ORDER_HILBERT;
+        else order = -1;
+    }
+    return order;
+}
+
+/* SMs on this device, asked once: a persistent grid has one block per SM. */
+static inline int gemm06_sms(void) {
+    static int sms;
+    if (!sms) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+            sms < 1)
+            sms = 1;
+    }
+    return sms;
+}
+
+#endif
