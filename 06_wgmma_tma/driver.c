@@ -77,6 +77,9 @@ static const row_entry ROWS[] = {
     STAGE_ROW("persistent", "one block per SM looping over tiles in grouped order, ring kept across tiles",
               gemm06_persistent, "persistent_kernel", "HGMMA UTMALDG SYNCS USETMAXREG", tma_strides,
               GEMM06_SMEM_PERSISTENT),
+    STAGE_ROW("clusters", "persistent, clusters of 2 along M sharing B by TMA multicast",
+              gemm06_clusters, "clusters_kernel", "HGMMA UTMALDG SYNCS USETMAXREG UCGABAR_ARV",
+              tma_strides, GEMM06_SMEM_CLUSTERS),
 };
 
 /* ---- problem state for the current shape -------------------------------------------------- */

@@ -27,7 +27,9 @@ extern "C" {
     int p##gemm06_warp_specialized(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N,    \
                                    int K, cudaStream_t stream);                                    \
     int p##gemm06_persistent(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,   \
-                             cudaStream_t stream);
+                             cudaStream_t stream);                                                 \
+    int p##gemm06_clusters(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,     \
+                           cudaStream_t stream);
 
 /* The reference stages, in kernels/, and your exercises (the same names with ex_), in
  * exercises/. */
@@ -45,6 +47,7 @@ GEMM06_LAUNCHERS(ex_)
 #define GEMM06_SMEM_PIPELINE (GEMM06_PIPELINE_DEPTH * (128 + 128) * 128 + 1024)
 #define GEMM06_SMEM_WARP_SPECIALIZED (4 * (128 + 256) * 128 + 1024) /* 4 slots, 128x256 tile */
 #define GEMM06_SMEM_PERSISTENT GEMM06_SMEM_WARP_SPECIALIZED
+#define GEMM06_SMEM_CLUSTERS GEMM06_SMEM_WARP_SPECIALIZED
 
 #ifdef __cplusplus
 }

@@ -102,6 +102,30 @@ static inline int launch_prepare(const void *kernel, const launch_cfg *cfg) {
     return verdict;
 }
 
+/* How many clusters of cfg can be resident on the GPU at once (a persistent kernel with clusters
+ * sizes its grid by it: SMs / cluster size can be more than fit, when a GPC has an odd number of
+ * free SMs). 0 if cfg cannot run here (launch_prepare says why). Ask once and keep the answer. */
+static inline int launch_resident_clusters(const void *kernel, const launch_cfg *cfg) {
+    if (launch_prepare(kernel, cfg) != LAUNCH_OK) return 0;
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cfg->cluster > 1 ? cfg->cluster : 1;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = cfg->grid;
+    c.blockDim = cfg->block;
+    c.dynamicSmemBytes = cfg->smem;
+    c.attrs = &attr;
+    c.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &c) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return clusters;
+}
+
 /* Enqueues kernel<<<cfg>>>(args...) with its cluster shape. The arguments are converted to the
  * kernel's parameter types as in a <<<>>> launch. */
 template <typename... Params, typename... Args>

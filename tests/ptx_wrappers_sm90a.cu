@@ -169,6 +169,26 @@ extern "C" __global__ void ptx_check_cluster(const float2 *__restrict__ in,
     cluster_wait();
 }
 
+/* The CTA-scope remote arrival: the same SYNCS.ARRIVE.TRANS64.RED.A1T0 (here without CGAERRBAR), and
+ * no MEMBAR (06_wgmma_tma/sass_checks.sh checks stage 6 has none). */
+// sass: ptx_check_arrive_remote SYNCS.EXCH.64 SYNCS.ARRIVE.TRANS64.RED.A1T0
+extern "C" __global__ void ptx_check_arrive_remote(float *__restrict__ out) {
+    __shared__ unsigned long long freed;
+    const unsigned rank = cluster_ctarank(), n = cluster_nctarank();
+    const unsigned f = smem_addr(&freed);
+    if (threadIdx.x == 0) {
+        mbarrier_init(f, 1);
+        fence_mbarrier_init_cluster();
+    }
+    cluster_arrive_relaxed();
+    cluster_wait();
+    if (threadIdx.x == 0) mbarrier_arrive_remote(mapa_shared(f, (rank + 1) % n));
+    mbarrier_wait_parity_cluster(f, 0);
+    out[blockIdx.x] = (float)rank;
+    cluster_arrive_relaxed();
+    cluster_wait();
+}
+
 /* An epilogue's store of a 16-bit tile: x1, x2, x4 and their transposed forms, each lane giving
  * its row address, then the tile is copied out. */
 // sass: ptx_check_stmatrix STSM.16.M88 STSM.16.M88.2 STSM.16.M88.4 STSM.16.MT88 STSM.16.MT88.2 STSM.16.MT88.4
