@@ -50,6 +50,15 @@ static bool tma_strides(const shape *s, char *why, size_t len) {
     return true;
 }
 
+static bool tma_store_strides(const shape *s, char *why, size_t len) {
+    if (!tma_strides(s, why, len)) return false;
+    if (s->d[1] % 8) {
+        snprintf(why, len, "N %% 8 != 0: the TMA store needs C's row stride (N * 2 bytes) in 16s");
+        return false;
+    }
+    return true;
+}
+
 /* A stage row: name, description, launcher, kernel symbol, must-have opcodes, its shape
  * predicate and the dynamic shared memory it asks for (gemm06.h). Every stage is sm_90a only,
  * is checked for spills, and is compared with cuBLAS. */
@@ -80,6 +89,10 @@ static const row_entry ROWS[] = {
     STAGE_ROW("clusters", "persistent, clusters of 2 along M sharing B by TMA multicast",
               gemm06_clusters, "clusters_kernel", "HGMMA UTMALDG SYNCS USETMAXREG UCGABAR_ARV",
               tma_strides, GEMM06_SMEM_CLUSTERS),
+    STAGE_ROW("epilogue", "stage 6 + stmatrix to smem and TMA stores overlapped with the next tile",
+              gemm06_epilogue, "epilogue_kernel",
+              "HGMMA UTMALDG UTMASTG STSM SYNCS USETMAXREG UCGABAR_ARV", tma_store_strides,
+              GEMM06_SMEM_EPILOGUE),
 };
 
 /* ---- problem state for the current shape -------------------------------------------------- */

@@ -29,6 +29,8 @@ extern "C" {
     int p##gemm06_persistent(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,   \
                              cudaStream_t stream);                                                 \
     int p##gemm06_clusters(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,     \
+                           cudaStream_t stream);                                                   \
+    int p##gemm06_epilogue(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,     \
                            cudaStream_t stream);
 
 /* The reference stages, in kernels/, and your exercises (the same names with ex_), in
@@ -48,6 +50,8 @@ GEMM06_LAUNCHERS(ex_)
 #define GEMM06_SMEM_WARP_SPECIALIZED (4 * (128 + 256) * 128 + 1024) /* 4 slots, 128x256 tile */
 #define GEMM06_SMEM_PERSISTENT GEMM06_SMEM_WARP_SPECIALIZED
 #define GEMM06_SMEM_CLUSTERS GEMM06_SMEM_WARP_SPECIALIZED
+/* Stage 7: 3 slots and two 32 KiB staging areas for C (one per consumer warpgroup). */
+#define GEMM06_SMEM_EPILOGUE (3 * (128 + 256) * 128 + 2 * 64 * 256 * 2 + 1024)
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
  *  - align1024: where a 128-byte-swizzled tile may start;
  *  - desc_sw128: the wgmma descriptor of such a tile (stage 1 explains every field);
  *  - store_fragment: the accumulator fragment of one warpgroup to C, bounds-checked;
+ *  - stage_fragment: the same fragment, as bf16, into shared memory in the boxes of a TMA
+ *    store (stage 7), and gemm06_store_map_for, the map of C for that store;
  *  - gemm06_maps_for: the two operand tensor maps of one problem, encoded once and cached
  *    (stage 2 explains why);
  *  - gemm06_tile_at, gemm06_schedule: the order in which a persistent kernel visits its tiles
@@ -19,6 +21,7 @@
 #include "stage.h"
 #include "tensor_map.h"
 #include "ptx/smem.cuh"
+#include "ptx/stmatrix.cuh"
 #include "ptx/wgmma.cuh"
 
 /* k per tile in every stage: 64 bf16 = 128 bytes, the span of the 128-byte swizzle. */
@@ -62,6 +65,35 @@ static __device__ __forceinline__ void store_fragment(const float (&d)[BN / 2],
             dst[0] = __float2bfloat16_rn(d[i]);
             if (col + 1 < N) dst[1] = __float2bfloat16_rn(d[i + 1]);
         }
+    }
+}
+
+/* Stage 7's epilogue: one warpgroup's m64nBN fragment, rounded to bf16, into shared memory at
+ * `staging` (1024-aligned) as BN / 64 boxes of 64 rows x 64 columns (8 KiB each, box b holds
+ * columns 64b..64b+63), each in the 128-byte swizzle: row r's 16-byte chunk j at
+ * r * 128 + (j ^ r % 8) * 16. That is the layout a TMA store with boxes {64, 64} and
+ * TMAP_SWIZZLE_128B reads, and it makes stmatrix conflict-free: the eight rows of one 8x8
+ * matrix have the same chunk j, which the XOR spreads over all eight 16-byte bank groups.
+ * One stmatrix.x4 per 16 columns: its matrices are (rows 0-7, columns 16q..16q+7), (rows 8-15,
+ * same columns), then the next 8 columns; in the fragment those are registers 8q .. 8q+7 in
+ * order (see store_fragment), two per 32-bit register. Lane l gives the address of row l % 8 of
+ * matrix l / 8. */
+static __device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *(const unsigned *)&v;
+}
+
+template <int BN>
+static __device__ __forceinline__ void stage_fragment(const float (&d)[BN / 2], unsigned staging) {
+    const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+    const int row = 16 * warp + 8 * ((lane / 8) % 2) + lane % 8; /* the row this lane addresses */
+#pragma unroll
+    for (int q = 0; q < BN / 16; q++) {
+        const int chunk = 2 * q + lane / 16; /* 8-column chunk of C, 0 .. BN/8 - 1 */
+        const unsigned addr =
+            staging + (chunk / 8) * 8192 + row * 128 + (((chunk % 8) ^ (row % 8)) * 16);
+        stmatrix_x4(addr, pack_bf16x2(d[8 * q], d[8 * q + 1]), pack_bf16x2(d[8 * q + 2], d[8 * q + 3]),
+                    pack_bf16x2(d[8 * q + 4], d[8 * q + 5]), pack_bf16x2(d[8 * q + 6], d[8 * q + 7]));
     }
 }
 
@@ -120,6 +152,42 @@ static inline const gemm06_maps *gemm06_maps_for(const bf16_t *A, const bf16_t *
     next = (next + 1) % 8;
     if (used < 8) used++;
     return slot;
+}
+
+/* The map of C (M x N row-major bf16) for TMA stores of 64 x 64 boxes in the 128-byte
+ * swizzle (stage_fragment's layout). TMA clips a box at the tensor's edges, so any M and N
+ * whose row stride is a multiple of 16 bytes: N % 8 == 0. Cached like the operand maps. */
+typedef struct {
+    const void *C;
+    int M, N;
+    CUtensorMap map;
+} gemm06_store_map;
+
+static inline const CUtensorMap *gemm06_store_map_for(const bf16_t *C, int M, int N, char *err,
+                                                      size_t len) {
+    static gemm06_store_map cache[8];
+    static int used, next;
+    for (int i = 0; i < used; i++)
+        if (cache[i].C == C && cache[i].M == M && cache[i].N == N) return &cache[i].map;
+    tensor_map_desc d;
+    memset(&d, 0, sizeof d);
+    d.base = C;
+    d.type = TMAP_BF16;
+    d.rank = 2;
+    d.dims[0] = (uint64_t)N;
+    d.dims[1] = (uint64_t)M;
+    d.strides[0] = (uint64_t)N * 2;
+    d.box[0] = 64;
+    d.box[1] = 64;
+    d.swizzle = TMAP_SWIZZLE_128B;
+    d.fill = TMAP_FILL_ZERO;
+    gemm06_store_map m = {C, M, N, {}};
+    if (tensor_map_encode(&m.map, &d, err, len) != TENSOR_MAP_OK) return NULL;
+    gemm06_store_map *slot = &cache[next];
+    *slot = m;
+    next = (next + 1) % 8;
+    if (used < 8) used++;
+    return &slot->map;
 }
 
 /* ---- the order of tiles in a persistent kernel (stage 5 on) -----------------------------------

@@ -13,6 +13,7 @@
 #include "ptx/fence.cuh"
 #include "ptx/ld_global.cuh"
 #include "ptx/mbarrier.cuh"
+#include "ptx/named_barrier.cuh"
 #include "ptx/setmaxnreg.cuh"
 #include "ptx/smem.cuh"
 #include "ptx/stmatrix.cuh"
@@ -223,4 +224,16 @@ extern "C" __global__ void __launch_bounds__(256, 1)
         setmaxnreg_inc<232>();
         out[i] = in[i] * 2.0f;
     }
+}
+
+/* A named barrier per warpgroup: each 128-thread half of the block exchanges values through
+ * shared memory and synchronizes on its own id (1 or 2) without the other half. */
+// sass: ptx_check_named_barrier BAR.SYNC
+extern "C" __global__ void __launch_bounds__(256)
+    ptx_check_named_barrier(const float *__restrict__ in, float *__restrict__ out) {
+    __shared__ float vals[256];
+    const unsigned wg = threadIdx.x / 128;
+    vals[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+    named_barrier_sync(1 + wg, 128);
+    out[blockIdx.x * 256 + threadIdx.x] = vals[wg * 128 + (threadIdx.x + 1) % 128];
 }
