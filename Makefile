@@ -147,6 +147,10 @@ profile-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 endef
 $(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c))))
 
+# Chapter 06's fp16 table times chapter 05's best mma.sync kernel on the same problem: its object
+# file is linked into 06's binaries (its row in 06_wgmma_tma/driver.c).
+$(BUILD)/bin/06_wgmma_tma $(BUILD)/bin/06_wgmma_tma.solved: $(BUILD)/05_hgemm_mma/kernels/08_final.o
+
 # ---- tests and benchmarks ------------------------------------------------------------------------
 $(BUILD)/bin/test_harness: tests/test_harness.c $(HOST_OBJS)
 	@mkdir -p $(@D)

@@ -16,7 +16,10 @@
  * reference is the fp64 product on the CPU rounded to bf16, for M*N*K up to 2^32.
  * Bounds (README, "Correctness"):
  *   rows:       per element |out - ref| <= 2^-7 |ref| + 2^-8 sqrt(K),   rel L2 <= 1e-2;
- *   spot check: per element |ref - fp64| <= 2^-8 |fp64| + 1e-4 sqrt(K), rel L2 <= 1e-2. */
+ *   spot check: per element |ref - fp64| <= 2^-8 |fp64| + 1e-4 sqrt(K), rel L2 <= 1e-2.
+ * The fp16 rows (stage 8's fp16 launcher, chapter 05's final kernel) solve the same problem
+ * with A and B converted to fp16, against cuBLAS in fp16 (spot-checked the same way), with
+ * bounds 8x tighter: 2^-10 |ref| + 2^-11 sqrt(K); spot check 2^-10 |fp64| + 1e-4 sqrt(K). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -26,12 +29,20 @@
 #include "gemm_ref.h"
 #include "runner.h"
 
-typedef enum { V_BF16 } gemm06_variant;
+/* V_F16: the same problem in fp16 (stage 8's fp16 launcher, chapter 05's best kernel, and
+ * cuBLAS in fp16), on A and B converted from the bf16 inputs. */
+typedef enum { V_BF16, V_F16 } gemm06_variant;
 
-typedef int (*gemm06_fn)(const bf16_t *, const bf16_t *, bf16_t *, int, int, int, cudaStream_t);
+/* Both element types are 2 bytes; the launchers differ only in the pointer types. */
+typedef int (*gemm06_fn)(const void *, const void *, void *, int, int, int, cudaStream_t);
+
+/* Chapter 05's final mma.sync kernel (05_hgemm_mma/kernels/08_final.cu, linked in by the
+ * Makefile): the fp16 table compares it with stage 8 on the same problem. */
+int hgemm_final(const f16_t *A, const f16_t *B, f16_t *C, int M, int N, int K, cudaStream_t st);
 
 #define NO_SPILLS "LDL STL"
 #define LIBRARY "cublas"
+#define LIBRARY_F16 "cublas_f16"
 
 /* Each stage needs K % 8 == 0, for a reason of its own. */
 static bool whole_chunks(const shape *s, char *why, size_t len) {
@@ -65,11 +76,17 @@ static bool tma_store_strides(const shape *s, char *why, size_t len) {
 #define STAGE_ROW(nm, desc, fn, sym, must, sup, smem)                                              \
     {{nm, desc, ARCH_SM90A, sym, must, NO_SPILLS}, ROLE_STAGE, V_BF16, (any_fn)fn,                 \
      (any_fn)ex_##fn, NULL, LIBRARY, sup, smem}
+#define STAGE_ROW_F16(nm, desc, fn, sym, must, sup, smem)                                          \
+    {{nm, desc, ARCH_SM90A, sym, must, NO_SPILLS}, ROLE_STAGE, V_F16, (any_fn)fn,                  \
+     (any_fn)ex_##fn, NULL, LIBRARY_F16, sup, smem}
 
 static const row_entry ROWS[] = {
     {{LIBRARY, "cublasGemmEx, bf16 in and out, CUBLAS_COMPUTE_32F (wgmma on Hopper)", ARCH_ANY,
       NULL, NULL, NULL},
      ROLE_LIBRARY, V_BF16, (any_fn)gemm_ref_bf16_tn, NULL, NULL, NULL},
+    {{LIBRARY_F16, "cublasGemmEx, fp16 in and out, CUBLAS_COMPUTE_32F", ARCH_ANY, NULL, NULL,
+      NULL},
+     ROLE_LIBRARY, V_F16, (any_fn)gemm_ref_f16_tn, NULL, NULL, NULL},
     STAGE_ROW("first_wgmma",
               "one warpgroup, 64x128 tile, threads copy into the 128B swizzle, synchronous wgmma",
               gemm06_first_wgmma, "first_wgmma_kernel", "HGMMA", whole_chunks,
@@ -93,6 +110,15 @@ static const row_entry ROWS[] = {
               gemm06_epilogue, "epilogue_kernel",
               "HGMMA UTMALDG UTMASTG STSM SYNCS USETMAXREG UCGABAR_ARV", tma_store_strides,
               GEMM06_SMEM_EPILOGUE),
+    STAGE_ROW("final", "stage 7 with a tile width per size class (128x256/128/64), any M and N",
+              gemm06_final, "final_kernel", "HGMMA UTMALDG UTMASTG STSM SYNCS USETMAXREG",
+              tma_strides, GEMM06_SMEM_FINAL),
+    STAGE_ROW_F16("final_f16", "the final kernel on the fp16 problem", gemm06_final_f16,
+                  "final_kernel", "HGMMA UTMALDG UTMASTG STSM SYNCS USETMAXREG", tma_strides,
+                  GEMM06_SMEM_FINAL),
+    {{"05_final", "chapter 05's best mma.sync kernel (its final stage) on the fp16 problem",
+      ARCH_ANY, NULL, NULL, NULL},
+     ROLE_STAGE, V_F16, (any_fn)hgemm_final, NULL, NULL, LIBRARY_F16, tma_strides, 0},
 };
 
 /* ---- problem state for the current shape -------------------------------------------------- */
@@ -102,6 +128,13 @@ static struct {
     uint16_t *hA, *hB, *hC, *href; /* host copies; href: the reference */
     bool library_off;             /* --no-library: href is the fp64 product from the CPU */
     error_metrics spot;           /* cuBLAS's reference against fp64 at the sampled entries */
+    uint64_t seed;
+    /* The fp16 problem, made when its first row runs: A and B converted from the bf16 inputs
+     * (exactly, but for values below fp16's normal range), and its own reference. */
+    bool f16_ready;
+    f16_t *A16, *B16;          /* device */
+    uint16_t *hA16, *hB16, *href16;
+    error_metrics spot16;
 } P;
 
 #define REL_L2 1e-2
@@ -119,8 +152,8 @@ static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
         (double)m * (double)k > (double)INT_MAX * 4 || (double)n * (double)k > (double)INT_MAX * 4)
         return setup_error(err, len, s, "too large for this chapter's int indexing and GPU memory");
     if (env->library_off && !gemm_ref_cpu_fits(m, n, k, err, len)) return EXIT_BAD_USAGE;
-    /* A, B, C and the reference, plus the cuBLAS workspace */
-    double need = 2.0 * ((double)m * k + (double)n * k + 2.0 * (double)m * n) +
+    /* A, B, C and the reference, their fp16 copies, plus the cuBLAS workspace */
+    double need = 2.0 * (2.0 * (double)m * k + 2.0 * (double)n * k + 2.0 * (double)m * n) +
                   (env->library_off ? 0.0 : (double)GEMM_REF_WORKSPACE_BYTES);
     if (!gpu_fits(g, need)) {
         char want[32], have[32];
@@ -131,6 +164,7 @@ static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
     }
     P.M = (int)m, P.N = (int)n, P.K = (int)k;
     P.library_off = env->library_off;
+    P.seed = seed;
     size_t a_n = (size_t)m * k, b_n = (size_t)n * k, c_n = (size_t)m * n;
     P.A = gpu_alloc(a_n * 2);
     P.B = gpu_alloc(b_n * 2);
@@ -179,6 +213,11 @@ static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
 }
 
 static void teardown(void) {
+    if (P.f16_ready) {
+        CUDA_CHECK(cudaFree(P.A16));
+        CUDA_CHECK(cudaFree(P.B16));
+        free(P.hA16), free(P.hB16), free(P.href16);
+    }
     CUDA_CHECK(cudaFree(P.A));
     CUDA_CHECK(cudaFree(P.B));
     CUDA_CHECK(cudaFree(P.C));
@@ -186,8 +225,50 @@ static void teardown(void) {
     memset(&P, 0, sizeof P);
 }
 
+static void *host_alloc(size_t bytes) {
+    void *p = malloc(bytes);
+    if (!p) {
+        fprintf(stderr, "out of host memory (%zu bytes for the fp16 problem)\n", bytes);
+        exit(EXIT_KERNEL_FAILED);
+    }
+    return p;
+}
+
+/* The fp16 problem: inputs converted on the host, the reference from cuBLAS in fp16 (itself
+ * spot-checked against fp64, like the bf16 one) or, with --no-library, from the CPU. */
+static void make_f16_problem(void) {
+    const size_t a_n = (size_t)P.M * P.K, b_n = (size_t)P.N * P.K, c_n = (size_t)P.M * P.N;
+    P.hA16 = host_alloc(a_n * 2);
+    P.hB16 = host_alloc(b_n * 2);
+    P.href16 = host_alloc(c_n * 2);
+    for (size_t i = 0; i < a_n; i++) P.hA16[i] = f32_to_f16(bf16_to_f32(P.hA[i]));
+    for (size_t i = 0; i < b_n; i++) P.hB16[i] = f32_to_f16(bf16_to_f32(P.hB[i]));
+    P.A16 = gpu_alloc(a_n * 2);
+    P.B16 = gpu_alloc(b_n * 2);
+    CUDA_CHECK(cudaMemcpy(P.A16, P.hA16, a_n * 2, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(P.B16, P.hB16, b_n * 2, cudaMemcpyHostToDevice));
+    const gemm_problem prob = {.layout = GEMM_TN, .type = GEMM_F16, .M = P.M, .N = P.N,
+                               .K = P.K, .a = P.hA16, .b = P.hB16, .alpha = 1.0};
+    metrics_init(&P.spot16);
+    if (P.library_off) {
+        gemm_ref_cpu(&prob, P.href16, GEMM_F16);
+    } else {
+        f16_t *ref = gpu_alloc(c_n * 2);
+        poison(ref, c_n * 2, 0);
+        gemm_ref_f16_tn(P.A16, P.B16, ref, P.M, P.N, P.K, 0);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(P.href16, ref, c_n * 2, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaFree(ref));
+        /* fp16 output rounding (2^-11 relative) plus the fp32 accumulation */
+        const gemm_tolerance tol = {.atol = 1e-4 * sqrt((double)P.K), .rtol = 0x1p-10};
+        gemm_ref_spot_check(&prob, P.href16, GEMM_F16, P.seed, &tol, &P.spot16);
+    }
+    P.f16_ready = true;
+}
+
 static void prepare(const row_entry *r, const shape *s) {
-    (void)r, (void)s;
+    (void)s;
+    if (r->variant == V_F16 && !P.f16_ready) make_f16_problem();
     poison(P.C, (size_t)P.M * P.N * 2, 0);
     CUDA_CHECK(cudaDeviceSynchronize());
 }
@@ -195,22 +276,30 @@ static void prepare(const row_entry *r, const shape *s) {
 static int launch(const row_entry *r, bool exercise, const shape *s, cudaStream_t st) {
     (void)s;
     gemm06_fn fn = (gemm06_fn)(exercise ? r->ex_launch : r->launch);
+    if (r->variant == V_F16) return fn(P.A16, P.B16, P.C, P.M, P.N, P.K, st);
     return fn(P.A, P.B, P.C, P.M, P.N, P.K, st);
 }
 
 static bool check(const row_entry *r, const shape *s, error_metrics *m, double *bound) {
     (void)s;
     *bound = REL_L2;
-    if (r->role == ROLE_LIBRARY && !P.library_off && !metrics_pass(&P.spot, *bound)) {
-        *m = P.spot; /* the reference itself disagrees with fp64: report that */
+    const bool f16 = r->variant == V_F16;
+    const error_metrics *spot = f16 ? &P.spot16 : &P.spot;
+    if (r->role == ROLE_LIBRARY && !P.library_off && !metrics_pass(spot, *bound)) {
+        *m = *spot; /* the reference itself disagrees with fp64: report that */
         return true;
     }
     size_t c_n = (size_t)P.M * P.N;
     CUDA_CHECK(cudaMemcpy(P.hC, P.C, c_n * 2, cudaMemcpyDeviceToHost));
-    const double atol = 0x1p-8 * sqrt((double)P.K), rtol = 0x1p-7;
+    /* fp16 keeps 3 more mantissa bits than bf16: bounds 8x tighter */
+    const double atol = (f16 ? 0x1p-11 : 0x1p-8) * sqrt((double)P.K), rtol = f16 ? 0x1p-10 : 0x1p-7;
     metrics_init(m);
-    for (size_t i = 0; i < c_n; i++)
-        metrics_add(m, (long)i, bf16_to_f32(P.hC[i]), bf16_to_f32(P.href[i]), atol, rtol);
+    for (size_t i = 0; i < c_n; i++) {
+        if (f16)
+            metrics_add(m, (long)i, f16_to_f32(P.hC[i]), f16_to_f32(P.href16[i]), atol, rtol);
+        else
+            metrics_add(m, (long)i, bf16_to_f32(P.hC[i]), bf16_to_f32(P.href[i]), atol, rtol);
+    }
     metrics_finish(m);
     return true;
 }
@@ -221,8 +310,7 @@ static double work(const row_entry *r, const shape *s) {
 }
 
 static const char *dtype(const row_entry *r) {
-    (void)r;
-    return "bf16";
+    return r->variant == V_F16 ? "f16" : "bf16";
 }
 
 /* The first five are small enough for --quick (the sanitizer, with the CPU reference): one

@@ -5,7 +5,8 @@
  * operands K-major, the layout wgmma reads from shared memory without a transpose), C bf16
  * row-major M x N (ldc = N); products accumulated in fp32, C rounded to bf16 once. Every
  * launcher needs K % 8 == 0 (rows of whole 16-byte chunks: ordinary 16-byte copies in stage 1,
- * TMA's 16-byte row stride from stage 2); the driver's row predicates say so. Any M and N >= 1. */
+ * TMA's 16-byte row stride from stage 2); the driver's row predicates say so. Any M and N >= 1
+ * (stage 7: N % 8 == 0). Stage 8 also has an fp16 launcher (f16_t in and out). */
 #ifndef GEMM06_H
 #define GEMM06_H
 
@@ -31,7 +32,11 @@ extern "C" {
     int p##gemm06_clusters(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,     \
                            cudaStream_t stream);                                                   \
     int p##gemm06_epilogue(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,     \
-                           cudaStream_t stream);
+                           cudaStream_t stream);                                                   \
+    int p##gemm06_final(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,        \
+                        cudaStream_t stream);                                                      \
+    int p##gemm06_final_f16(const f16_t *A, const f16_t *B, f16_t *C, int M, int N, int K,       \
+                            cudaStream_t stream);
 
 /* The reference stages, in kernels/, and your exercises (the same names with ex_), in
  * exercises/. */
@@ -52,6 +57,9 @@ GEMM06_LAUNCHERS(ex_)
 #define GEMM06_SMEM_CLUSTERS GEMM06_SMEM_WARP_SPECIALIZED
 /* Stage 7: 3 slots and two 32 KiB staging areas for C (one per consumer warpgroup). */
 #define GEMM06_SMEM_EPILOGUE (3 * (128 + 256) * 128 + 2 * 64 * 256 * 2 + 1024)
+/* Stage 8, any tile width BN (128 x BN tiles): 4, 6 or 8 slots for BN = 256, 128, 64, and two
+ * 8 KiB staging boxes per consumer; 225 KiB in each case. */
+#define GEMM06_SMEM_FINAL (4 * (128 + 256) * 128 + 2 * 2 * 8192 + 1024)
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "stage.h"
 #include "tensor_map.h"
 #include "ptx/smem.cuh"
@@ -41,15 +43,26 @@ static __device__ __forceinline__ uint64_t desc_sw128(unsigned addr) {
     return wgmma_desc(addr, WGMMA_SWIZZLE_128B, 16, 1024);
 }
 
-/* One warpgroup's m64nN fp32 fragment to C (M x N row-major bf16) at (row0, col0). Thread t of
- * the warpgroup (warp w = t / 32, lane l) holds in register i
+/* Two fp32 values rounded to a pair of T (bf16_t or, from stage 8, f16_t), as one 32-bit word. */
+template <typename T> static __device__ __forceinline__ unsigned pack_pair(float lo, float hi) {
+    if constexpr (std::is_same_v<T, f16_t>) {
+        const __half2 v = __floats2half2_rn(lo, hi);
+        return *(const unsigned *)&v;
+    } else {
+        const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+        return *(const unsigned *)&v;
+    }
+}
+
+/* One warpgroup's m64nN fp32 fragment to C (M x N row-major bf16, or fp16 in stage 8) at
+ * (row0, col0). Thread t of the warpgroup (warp w = t / 32, lane l) holds in register i
  *   row 16w + l/4 + 8 * ((i/2) % 2),   column 8 * (i/4) + 2 * (l%4) + i%2,
- * so registers i, i+1 (i even) are neighbours in a row: one bf16x2 store when every row of C
+ * so registers i, i+1 (i even) are neighbours in a row: one 4-byte store when every row of C
  * starts 4-byte aligned (N even), two 2-byte stores otherwise. Rows and columns past M and N
  * are skipped: they hold products of TMA's zero fill. */
-template <int BN>
+template <int BN, typename T>
 static __device__ __forceinline__ void store_fragment(const float (&d)[BN / 2],
-                                                      bf16_t *__restrict__ C, int M, int N,
+                                                      T *__restrict__ C, int M, int N,
                                                       int row0, int col0) {
     const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
     const bool pairs = N % 2 == 0;
@@ -58,12 +71,14 @@ static __device__ __forceinline__ void store_fragment(const float (&d)[BN / 2],
         const int row = row0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
         const int col = col0 + 8 * (i / 4) + 2 * (lane % 4);
         if (row >= M || col >= N) continue;
-        bf16_t *dst = C + (size_t)row * N + col;
+        T *dst = C + (size_t)row * N + col;
+        const unsigned both = pack_pair<T>(d[i], d[i + 1]);
         if (pairs) {
-            *(__nv_bfloat162 *)dst = __floats2bfloat162_rn(d[i], d[i + 1]);
+            *(unsigned *)dst = both;
         } else {
-            dst[0] = __float2bfloat16_rn(d[i]);
-            if (col + 1 < N) dst[1] = __float2bfloat16_rn(d[i + 1]);
+            const unsigned short lo = (unsigned short)both, hi = (unsigned short)(both >> 16);
+            *(unsigned short *)dst = lo;
+            if (col + 1 < N) *(unsigned short *)(dst + 1) = hi;
         }
     }
 }
@@ -74,27 +89,31 @@ static __device__ __forceinline__ void store_fragment(const float (&d)[BN / 2],
  * r * 128 + (j ^ r % 8) * 16. That is the layout a TMA store with boxes {64, 64} and
  * TMAP_SWIZZLE_128B reads, and it makes stmatrix conflict-free: the eight rows of one 8x8
  * matrix have the same chunk j, which the XOR spreads over all eight 16-byte bank groups.
- * One stmatrix.x4 per 16 columns: its matrices are (rows 0-7, columns 16q..16q+7), (rows 8-15,
+ * One stmatrix.x4 per 16 columns (stage_box, per box): its matrices are (rows 0-7, columns 16q..16q+7), (rows 8-15,
  * same columns), then the next 8 columns; in the fragment those are registers 8q .. 8q+7 in
  * order (see store_fragment), two per 32-bit register. Lane l gives the address of row l % 8 of
  * matrix l / 8. */
-static __device__ __forceinline__ unsigned pack_bf16x2(float lo, float hi) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *(const unsigned *)&v;
-}
-
-template <int BN>
-static __device__ __forceinline__ void stage_fragment(const float (&d)[BN / 2], unsigned staging) {
+/* Box `box` alone (columns 64 box .. 64 box + 63 of the fragment) into the 8 KiB at `buf`: for
+ * an epilogue that stages one box at a time (stage 8). */
+template <int BN, typename T>
+static __device__ __forceinline__ void stage_box(const float (&d)[BN / 2], unsigned buf, int box) {
     const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
     const int row = 16 * warp + 8 * ((lane / 8) % 2) + lane % 8; /* the row this lane addresses */
 #pragma unroll
-    for (int q = 0; q < BN / 16; q++) {
-        const int chunk = 2 * q + lane / 16; /* 8-column chunk of C, 0 .. BN/8 - 1 */
-        const unsigned addr =
-            staging + (chunk / 8) * 8192 + row * 128 + (((chunk % 8) ^ (row % 8)) * 16);
-        stmatrix_x4(addr, pack_bf16x2(d[8 * q], d[8 * q + 1]), pack_bf16x2(d[8 * q + 2], d[8 * q + 3]),
-                    pack_bf16x2(d[8 * q + 4], d[8 * q + 5]), pack_bf16x2(d[8 * q + 6], d[8 * q + 7]));
+    for (int q = 4 * box; q < 4 * box + 4; q++) {
+        const int chunk = 2 * q + lane / 16 - 8 * box; /* 8-column chunk within the box */
+        const unsigned addr = buf + row * 128 + ((chunk ^ (row % 8)) * 16);
+        stmatrix_x4(addr, pack_pair<T>(d[8 * q], d[8 * q + 1]),
+                    pack_pair<T>(d[8 * q + 2], d[8 * q + 3]),
+                    pack_pair<T>(d[8 * q + 4], d[8 * q + 5]),
+                    pack_pair<T>(d[8 * q + 6], d[8 * q + 7]));
     }
+}
+
+template <int BN, typename T = bf16_t>
+static __device__ __forceinline__ void stage_fragment(const float (&d)[BN / 2], unsigned staging) {
+#pragma unroll
+    for (int box = 0; box < BN / 64; box++) stage_box<BN, T>(d, staging + box * 8192, box);
 }
 
 /* ---- host: the operand tensor maps ---------------------------------------------------------
@@ -211,6 +230,7 @@ enum gemm06_order { GEMM06_ORDER_ROWS, GEMM06_ORDER_GROUPED, GEMM06_ORDER_HILBER
 struct gemm06_tiles {
     int tiles_m, tiles_n; /* the grid of output tiles */
     int order;            /* gemm06_order */
+    int group_rows;       /* grouped order's group height; 0: GEMM06_GROUP_ROWS */
 };
 
 /* (row, column) of tile i, packed: row << 16 | column. One per stage file (static). */
@@ -222,9 +242,10 @@ static __device__ __forceinline__ void gemm06_tile_at(const gemm06_tiles &g, int
         const unsigned v = gemm06_hilbert[i];
         tm = (int)(v >> 16), tn = (int)(v & 0xffff);
     } else if (g.order == GEMM06_ORDER_GROUPED) {
-        const int per_group = GEMM06_GROUP_ROWS * g.tiles_n;
-        const int first = i / per_group * GEMM06_GROUP_ROWS, j = i % per_group;
-        const int rows = min(GEMM06_GROUP_ROWS, g.tiles_m - first); /* the last group may be short */
+        const int group = g.group_rows ? g.group_rows : GEMM06_GROUP_ROWS;
+        const int per_group = group * g.tiles_n;
+        const int first = i / per_group * group, j = i % per_group;
+        const int rows = min(group, g.tiles_m - first); /* the last group may be short */
         tm = first + j % rows, tn = j / rows;
     } else {
         tm = i / g.tiles_n, tn = i % g.tiles_n;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 06's SASS claims beyond the opcode lists (called by tests/run.sh with the binary and
 # its cuobjdump -sass; prints PASS, FAIL or SKIP lines).
-# From stage 3 on (stages 3-7), the wgmmas of a K tile must be issued back to back and waited for one tile
+# From stage 3 on (stages 3-8), the wgmmas of a K tile must be issued back to back and waited for one tile
 # late (README, "Keeping wgmmas in flight"): in each pipelined kernel every fourth HGMMA carries
 # the group barrier gsb0 (one commit per K tile of 4 k-steps) and some wait is
 # WARPGROUP.DEPBAR.LE gsb0, 0x1. When ptxas serializes the wgmmas (info C7515: ordinary code
@@ -13,7 +13,7 @@ if ! grep -q "arch = sm_90a" "$sass"; then
     echo "SKIP wgmmas in flight: no sm_90a code in $bin"
     exit 0
 fi
-for kernel in pipeline_kernel warp_specialized_kernel persistent_kernel clusters_kernel epilogue_kernel; do
+for kernel in pipeline_kernel warp_specialized_kernel persistent_kernel clusters_kernel epilogue_kernel final_kernel; do
     # per function: HGMMAs, HGMMAs with gsb0, waits that leave one group in flight
     awk -v k="$kernel" '
         /Function : / { fn = $3; keep = index(fn, k) > 0 && index(fn, "ex_") == 0 }
@@ -33,7 +33,7 @@ for kernel in pipeline_kernel warp_specialized_kernel persistent_kernel clusters
 done
 # From stage 6 on, slots go back to the partner block with CTA-scope arrivals: a MEMBAR.ALL.GPU in
 # the SASS means a cluster-scope release crept into the K loop (0.37x cuBLAS when it did).
-for kernel in clusters_kernel epilogue_kernel; do
+for kernel in clusters_kernel epilogue_kernel final_kernel; do
     membars=$(awk -v k="$kernel" '/Function : / { keep = index($3, k) > 0 }
                    keep && /MEMBAR.ALL.GPU/ { n++ } END { print n + 0 }' "$sass")
     if [ "$membars" = 0 ]; then echo "PASS $kernel: no MEMBAR.ALL.GPU"

@@ -1,25 +1,49 @@
 #!/usr/bin/env bash
-# Chapter 06's design sweeps, the numbers behind the README's "which depth" and "which tile
-# order" tables (needs a GPU; run by tests/device_run.sh sweep, or by hand):
-#   bash 06_wgmma_tma/sweep.sh [OUTDIR]      (default results/sweep06)
+# Chapter 06's design sweeps, the numbers behind the README's "which depth", "which tile
+# order" and stage 8's "which tile width" tables (needs a GPU; run by tests/device_run.sh
+# sweep, or by hand):
+#   bash 06_wgmma_tma/sweep.sh [OUTDIR [PART...]]   (default results/sweep06, every part)
+# PART: depth (stage 3's ring), order (stage 5's tile order), final (stage 8's tile width,
+# tile order and group height).
 # Each line of a table is one run of the chapter binary with cuBLAS timed beside the stage.
 set -u
 bin=${BIN:-build/bin/06_wgmma_tma}
 out=${1:-results/sweep06}
+[ $# -gt 0 ] && shift
+parts=" ${*:-depth order final} "
 mkdir -p "$out"
 sizes=(--m 2048,4096,8192,4096 --n 2048,4096,8192,14336 --k 2048,4096,8192,4096)
-for depth in 2 3 4 5 6; do
+[[ $parts == *" depth "* ]] && for depth in 2 3 4 5 6; do
     GEMM06_PIPELINE_DEPTH=$depth "$bin" --kernel cublas --kernel pipeline "${sizes[@]}" \
         --save "$out/depth$depth" >"$out/depth$depth.txt" 2>&1
     echo "== pipeline depth $depth exit $?" >>"$out/depth$depth.txt"
 done
-for order in rows grouped hilbert; do
+[[ $parts == *" order "* ]] && for order in rows grouped hilbert; do
     GEMM06_TILE_ORDER=$order "$bin" --kernel cublas --kernel persistent "${sizes[@]}" \
         --save "$out/order_$order" >"$out/order_$order.txt" 2>&1
     echo "== persistent order $order exit $?" >>"$out/order_$order.txt"
 done
+# Stage 8: the tile width of each size class, and the tile order again (over pairs of rows).
+squares=(--m 512,1024,2048,4096,8192,4096,4096 --n 512,1024,2048,4096,8192,14336,4096
+         --k 512,1024,2048,4096,8192,4096,14336)
+[[ $parts == *" final "* ]] && for bn in 64 128 256; do
+    GEMM06_FINAL_BN=$bn "$bin" --kernel cublas --kernel final "${squares[@]}" \
+        --save "$out/final_bn$bn" >"$out/final_bn$bn.txt" 2>&1
+    echo "== final BN $bn exit $?" >>"$out/final_bn$bn.txt"
+done
+[[ $parts == *" final "* ]] && for order in rows grouped hilbert; do
+    GEMM06_TILE_ORDER=$order "$bin" --kernel cublas --kernel final "${sizes[@]}" \
+        --save "$out/final_order_$order" >"$out/final_order_$order.txt" 2>&1
+    echo "== final order $order exit $?" >>"$out/final_order_$order.txt"
+done
+[[ $parts == *" final "* ]] && for g in 4 8 16; do
+    GEMM06_GROUP_ROWS=$g "$bin" --kernel cublas --kernel final "${sizes[@]}" \
+        --save "$out/final_group$g" >"$out/final_group$g.txt" 2>&1
+    echo "== final group of $g pairs of tile rows exit $?" >>"$out/final_group$g.txt"
+done
 # One line per (setting, shape): the stage's TFLOPS and its ratio to cuBLAS, from the csv files.
-for f in "$out"/depth*.csv "$out"/order_*.csv; do
+for f in "$out"/depth*.csv "$out"/order_*.csv "$out"/final_*.csv; do
+    [ -f "$f" ] || continue
     tag=$(basename "$f" .csv)
     awk -F, -v t="$tag" '/^#/ { next } !seen++ { for (i = 1; i <= NF; i++) col[$i] = i; next }
         $col["kernel"] != "cublas" { print t, $col["mxnxk"], $col["TFLOPS"], $col["x cuBLAS"] }' "$f"

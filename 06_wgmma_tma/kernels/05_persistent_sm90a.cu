@@ -126,7 +126,7 @@ extern "C" int STAGE(gemm06_persistent)(const bf16_t *A, const bf16_t *B, bf16_t
     char err[256];
     const gemm06_maps *maps = gemm06_maps_for(A, B, M, N, K, BM, BN, err, sizeof err);
     if (!maps) return launch_unsupported("%s", err);
-    gemm06_tiles sched = {(int)tiles_m, (int)tiles_n, order};
+    gemm06_tiles sched = {(int)tiles_m, (int)tiles_n, order, 0};
     if (gemm06_schedule(&sched, order, stream) < 0)
         return launch_unsupported("could not upload the Hilbert tile schedule");
     const long tiles = tiles_m * tiles_n;

@@ -167,7 +167,7 @@ extern "C" int STAGE(gemm06_clusters)(const bf16_t *A, const bf16_t *B, bf16_t *
     const gemm06_maps *maps = gemm06_maps_for(A, B, M, N, K, BM, BN / CLUSTER, err, sizeof err);
     if (!maps) return launch_unsupported("%s", err);
     /* The schedule is over pairs of tile rows: pair (pm, tn) is tiles (2pm, tn), (2pm + 1, tn). */
-    gemm06_tiles pairs = {(int)pair_rows, (int)tiles_n, order};
+    gemm06_tiles pairs = {(int)pair_rows, (int)tiles_n, order, 0};
     if (gemm06_schedule(&pairs, order, stream) < 0)
         return launch_unsupported("could not upload the Hilbert tile schedule");
     launch_cfg cfg = {dim3(CLUSTER), dim3(THREADS), (size_t)GEMM06_SMEM_CLUSTERS, CLUSTER, stream};

@@ -168,7 +168,7 @@ extern "C" int STAGE(gemm06_epilogue)(const bf16_t *A, const bf16_t *B, bf16_t *
     if (!maps) return launch_unsupported("%s", err);
     const CUtensorMap *map_c = gemm06_store_map_for(C, M, N, err, sizeof err);
     if (!map_c) return launch_unsupported("%s", err);
-    gemm06_tiles pairs = {(int)pair_rows, (int)tiles_n, order};
+    gemm06_tiles pairs = {(int)pair_rows, (int)tiles_n, order, 0};
     if (gemm06_schedule(&pairs, order, stream) < 0)
         return launch_unsupported("could not upload the Hilbert tile schedule");
     launch_cfg cfg = {dim3(CLUSTER), dim3(THREADS), (size_t)GEMM06_SMEM_EPILOGUE, CLUSTER, stream};

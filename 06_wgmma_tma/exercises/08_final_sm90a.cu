@@ -1,0 +1,44 @@
+/* Exercise 8 — the final kernel: a tile width per size class, fp16 as well as bf16, any M and
+ * N. Start from your stage 7.
+ *
+ * Hints:
+ *  - Make the kernel a template over the element type T (bf16_t, f16_t) and the tile width BN
+ *    (256, 128, 64). The wgmma differs by type (wgmma_bf16_ss<BN> / wgmma_f16_ss<BN>); so does
+ *    the rounding in the epilogue (stage_fragment<BN, T>, store_fragment<BN>).
+ *  - Staging one 64 x 64 box at a time through two 8 KiB buffers per consumer (stage_box;
+ *    tma_store_wait<1>() before reusing a buffer) frees shared memory for a 4th slot at
+ *    BN = 256; 6 slots at BN = 128, 8 at 64 (GEMM06_SMEM_FINAL). B's map boxes are BN / 2 rows.
+ *  - The launcher picks BN: 256 when its tiles fill at least 3/4 of the SMs (gemm06_sms()),
+ *    else 128 when those fill all of them, else 64. Try others and compare.
+ *  - N % 8 != 0 (or C not 16-byte aligned): no tensor map of C exists; the epilogue stores from
+ *    registers with store_fragment instead. Pass a flag to the kernel; the branch is uniform.
+ *  - The same tensor maps serve fp16: TMA copies 2-byte elements without looking at them.
+ *
+ * Check it:  make check-06 ARGS="--kernel ex_final"   (and ex_final_f16)
+ */
+#include "stage.h"
+#include "gemm06.h"
+#include "gemm06_sm90a.cuh"
+#include "launch.cuh"
+#include "ptx/cluster.cuh"
+#include "ptx/fence.cuh"
+#include "ptx/mbarrier.cuh"
+#include "ptx/named_barrier.cuh"
+#include "ptx/setmaxnreg.cuh"
+#include "ptx/smem.cuh"
+#include "ptx/tma.cuh"
+#include "ptx/wgmma.cuh"
+
+extern "C" int ex_gemm06_final(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N, int K,
+                               cudaStream_t stream) {
+    /* TODO */
+    (void)A, (void)B, (void)C, (void)M, (void)N, (void)K, (void)stream;
+    return LAUNCH_TODO;
+}
+
+extern "C" int ex_gemm06_final_f16(const f16_t *A, const f16_t *B, f16_t *C, int M, int N,
+                                   int K, cudaStream_t stream) {
+    /* TODO */
+    (void)A, (void)B, (void)C, (void)M, (void)N, (void)K, (void)stream;
+    return LAUNCH_TODO;
+}

@@ -1,0 +1,269 @@
+/* Stage 8 — the final kernel: stage 7 with a tile width per size class, fp16 as well as bf16,
+ * and any M and N.
+ *
+ * What changes from stage 7.
+ *  - A configuration per size class. A 128 x 256 tile is the most efficient per flop (the
+ *    widest wgmma, the fewest operand bytes per product), but a persistent grid is only as
+ *    fast as its busiest SM: at 1024^3 there are 32 such tiles for 132 SMs, and 100 SMs idle.
+ *    The kernel is a template over the tile width BN = 256, 128 or 64 (wgmma m64nBNk16 per
+ *    consumer; 128 x BN per block), and the launcher takes the widest BN whose tiles keep
+ *    (nearly) every SM busy (launch_sized). Narrower tiles leave room for a deeper ring (6
+ *    and 8 slots), which a short K loop needs more than a long one: its first loads are not
+ *    hidden behind anything.
+ *  - A staging area of two 8 KiB boxes per consumer instead of a whole 64 x BN half-tile:
+ *    the fragment leaves one 64 x 64 box at a time (stmatrix, fence, named barrier, TMA
+ *    store), and a buffer is rewritten once the store two boxes back has read it
+ *    (tma_store_wait<1>). That frees the room for a 4th slot at BN = 256 (4 x 48 + 32 KiB).
+ *    GEMM06_FINAL_BN=64|128|256 forces one (the README's sweep).
+ *  - fp16. The same kernel with T = f16_t: wgmma.f32.f16.f16 instead of .bf16, and the
+ *    epilogue rounds to fp16. The tensor maps are the same: TMA moves 2-byte elements without
+ *    looking at them, and the zero fill is zero bits in both formats.
+ *  - Any M and N. TMA already clips loads (zero fill) and stores (boxes cut at the edges) for
+ *    any M and N; what it cannot do is a tensor whose rows are not a multiple of 16 bytes
+ *    apart. So when N % 8 != 0 the epilogue stores the fragment from registers with bounds
+ *    checks (store_fragment, stage 1's), slower but correct; K % 8 == 0 is still needed for
+ *    A's and B's maps.
+ *
+ * Shapes: any M and N >= 1, K % 8 == 0. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "stage.h"
+#include "gemm06.h"
+#include "gemm06_sm90a.cuh"
+#include "launch.cuh"
+#include "ptx/cluster.cuh"
+#include "ptx/fence.cuh"
+#include "ptx/mbarrier.cuh"
+#include "ptx/named_barrier.cuh"
+#include "ptx/setmaxnreg.cuh"
+#include "ptx/smem.cuh"
+#include "ptx/tma.cuh"
+#include "ptx/wgmma.cuh"
+
+#define BM 128
+#define BK GEMM06_BK
+#define CONSUMERS 2
+#define CLUSTER 2
+#define THREADS (128 * (1 + CONSUMERS))
+
+/* Slots per tile width: as many as fit beside the staging, two 8 KiB boxes per consumer. */
+template <int BN> struct final_shape {
+    static constexpr int depth = BN == 256 ? 4 : BN == 128 ? 6 : 8;
+    static constexpr int a_bytes = BM * BK * 2, b_half_bytes = BN / CLUSTER * BK * 2;
+    static constexpr int slot_bytes = (BM + BN) * BK * 2;
+    static constexpr int staging_bytes = 2 * 8192; /* one consumer's two boxes of 64 x 64 */
+    static constexpr int smem = depth * slot_bytes + CONSUMERS * staging_bytes + 1024;
+};
+static_assert(final_shape<256>::smem == GEMM06_SMEM_FINAL, "gemm06.h agrees");
+static_assert(final_shape<128>::smem == GEMM06_SMEM_FINAL, "gemm06.h agrees");
+static_assert(final_shape<64>::smem == GEMM06_SMEM_FINAL, "gemm06.h agrees");
+
+template <typename T, int BN>
+static __device__ __forceinline__ void mma_k16(float (&d)[BN / 2], uint64_t a, uint64_t b) {
+    if constexpr (std::is_same_v<T, f16_t>) wgmma_f16_ss<BN>(d, a, b, 1);
+    else wgmma_bf16_ss<BN>(d, a, b, 1);
+}
+
+template <typename T, int BN>
+static __global__ void __launch_bounds__(THREADS, 1)
+    final_kernel(const __grid_constant__ CUtensorMap map_a,
+                 const __grid_constant__ CUtensorMap map_b,
+                 const __grid_constant__ CUtensorMap map_c, T *__restrict__ C, int M, int N, int K,
+                 const gemm06_tiles pairs, const int tma_store) {
+    using S = final_shape<BN>;
+    constexpr int DEPTH = S::depth;
+    extern __shared__ __align__(128) unsigned char smem[];
+    __shared__ __align__(8) unsigned long long full[DEPTH], empty[DEPTH];
+    const unsigned ring = smem_addr(align1024(smem));
+    const int wg = threadIdx.x / 128;
+    const unsigned rank = cluster_ctarank();
+    const int k_tiles = (K + BK - 1) / BK;
+    const int n_pairs = pairs.tiles_m * pairs.tiles_n;
+    const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+
+    if (threadIdx.x == 0) {
+        tma_prefetch_map(&map_a);
+        tma_prefetch_map(&map_b);
+        if (tma_store) tma_prefetch_map(&map_c);
+        for (int s = 0; s < DEPTH; s++) {
+            mbarrier_init(smem_addr(&full[s]), 1);
+            mbarrier_init(smem_addr(&empty[s]), CLUSTER * CONSUMERS * 4);
+        }
+        fence_mbarrier_init_cluster();
+    }
+    cluster_arrive_relaxed();
+    cluster_wait();
+
+    if (wg == 0) {
+        setmaxnreg_dec<40>();
+        if (threadIdx.x == 0) {
+            int it = 0;
+            for (int p = cluster_id; p < n_pairs; p += clusters) {
+                int pm, tn;
+                gemm06_tile_at(pairs, p, pm, tn);
+                const int m0 = (pm * CLUSTER + (int)rank) * BM;
+                for (int t = 0; t < k_tiles; t++, it++) {
+                    const int s = it % DEPTH;
+                    const unsigned a = ring + s * S::slot_bytes, bar = smem_addr(&full[s]);
+                    mbarrier_wait_parity(smem_addr(&empty[s]), ((it / DEPTH) & 1) ^ 1);
+                    mbarrier_arrive_expect_tx(bar, S::slot_bytes);
+                    tma_load_2d(a, &map_a, bar, t * BK, m0);
+                    tma_load_2d_multicast(a + S::a_bytes + rank * S::b_half_bytes, &map_b, bar,
+                                          t * BK, tn * BN + (int)rank * (BN / CLUSTER),
+                                          (1u << CLUSTER) - 1);
+                }
+            }
+        }
+    } else {
+        setmaxnreg_inc<232>();
+        const int c = wg - 1;
+        const bool signals = threadIdx.x % 32 == 0, stores = threadIdx.x % 128 == 0;
+        const unsigned staging = ring + DEPTH * S::slot_bytes + c * S::staging_bytes;
+        auto release = [&](int s) {
+            if (signals)
+                for (unsigned r = 0; r < CLUSTER; r++)
+                    mbarrier_arrive_remote(mapa_shared(smem_addr(&empty[s]), r));
+        };
+        int it = 0;
+        for (int p = cluster_id; p < n_pairs; p += clusters) {
+            int pm, tn;
+            gemm06_tile_at(pairs, p, pm, tn);
+            const int m0 = (pm * CLUSTER + (int)rank) * BM;
+            float d[BN / 2];
+#pragma unroll
+            for (int i = 0; i < BN / 2; i++) d[i] = 0.0f;
+            wgmma_fence_operands(d);
+
+            for (int t = 0; t < k_tiles; t++, it++) {
+                const int s = it % DEPTH;
+                const unsigned a = ring + s * S::slot_bytes + c * 64 * 128;
+                const unsigned b = ring + s * S::slot_bytes + S::a_bytes;
+                mbarrier_wait_parity(smem_addr(&full[s]), (it / DEPTH) & 1);
+                wgmma_fence();
+#pragma unroll
+                for (int k = 0; k < BK / 16; k++)
+                    mma_k16<T, BN>(d, desc_sw128(a + 32 * k), desc_sw128(b + 32 * k));
+                wgmma_commit_group();
+                wgmma_wait_group<1>();
+                if (t > 0) release((it - 1) % DEPTH);
+            }
+            wgmma_wait_group<0>();
+            wgmma_fence_operands(d);
+            release((it - 1) % DEPTH);
+
+            if (!tma_store) { /* N % 8 != 0: no map of C can exist */
+                store_fragment<BN>(d, C, M, N, m0 + 64 * c, tn * BN);
+                continue;
+            }
+            /* One box at a time through two buffers: box b may be written once the store of
+             * box b - 2 (same buffer) has read it, i.e. at most one store group is pending. */
+#pragma unroll
+            for (int box = 0; box < BN / 64; box++) {
+                const unsigned buf = staging + (box % 2) * 8192;
+                if (stores) tma_store_wait<1>();
+                named_barrier_sync(1 + c, 128);
+                stage_box<BN, T>(d, buf, box);
+                fence_proxy_async_shared();
+                named_barrier_sync(1 + c, 128);
+                if (stores) {
+                    tma_store_2d(&map_c, buf, tn * BN + 64 * box, m0 + 64 * c);
+                    tma_store_commit();
+                }
+            }
+        }
+        if (stores && tma_store) tma_store_wait<0>();
+    }
+    cluster_arrive_relaxed();
+    cluster_wait();
+}
+
+/* The grouped order's group height, in pairs of tile rows: 8 pairs = 16 tile rows = 2048 rows of
+ * C, the height stage 5 chose (stages 6 and 7 group 16 pairs, 4096 rows). GEMM06_GROUP_ROWS=n
+ * (1..64 pairs) overrides it, read once, for the README's sweep. */
+#define FINAL_GROUP_PAIRS 8
+static int group_rows_from_env(void) {
+    static int rows = -1;
+    if (rows < 0) {
+        const char *e = getenv("GEMM06_GROUP_ROWS");
+        const int v = e ? atoi(e) : 0;
+        rows = v >= 1 && v <= 64 ? v : FINAL_GROUP_PAIRS;
+    }
+    return rows;
+}
+
+/* GEMM06_FINAL_BN, read once: 0 when unset, -1 when not 64, 128 or 256. */
+static int forced_bn(void) {
+    static int bn = -2;
+    if (bn == -2) {
+        const char *e = getenv("GEMM06_FINAL_BN");
+        bn = !e || !*e ? 0 : !strcmp(e, "64") ? 64 : !strcmp(e, "128") ? 128
+                                          : !strcmp(e, "256") ? 256 : -1;
+    }
+    return bn;
+}
+
+template <typename T, int BN>
+static int launch_final(const T *A, const T *B, T *C, int M, int N, int K, int order,
+                        cudaStream_t stream) {
+    const long tiles_m = blocks_for(M, BM), tiles_n = blocks_for(N, BN);
+    const long pair_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
+    if (pair_rows > 65535 || tiles_n > 65535 || pair_rows * tiles_n > 0x7fffffffL)
+        return launch_unsupported("more than 65535 tile rows or columns");
+    char err[256];
+    const gemm06_maps *maps = gemm06_maps_for((const bf16_t *)A, (const bf16_t *)B, M, N, K, BM,
+                                              BN / CLUSTER, err, sizeof err);
+    if (!maps) return launch_unsupported("%s", err);
+    /* The TMA store needs rows of C 16 bytes apart and C itself 16-byte aligned. */
+    const CUtensorMap *map_c = NULL;
+    if (N % 8 == 0 && (uintptr_t)C % 16 == 0) {
+        map_c = gemm06_store_map_for((const bf16_t *)C, M, N, err, sizeof err);
+        if (!map_c) return launch_unsupported("%s", err);
+    }
+    static const CUtensorMap unused = {}; /* passed when the epilogue stores from registers */
+    gemm06_tiles pairs = {(int)pair_rows, (int)tiles_n, order, group_rows_from_env()};
+    if (gemm06_schedule(&pairs, order, stream) < 0)
+        return launch_unsupported("could not upload the Hilbert tile schedule");
+    launch_cfg cfg = {dim3(CLUSTER), dim3(THREADS), (size_t)final_shape<BN>::smem, CLUSTER,
+                      stream};
+    static int resident; /* per instantiation */
+    if (!resident) resident = launch_resident_clusters((const void *)final_kernel<T, BN>, &cfg);
+    const long n_pairs = pair_rows * tiles_n;
+    if (resident > 0) cfg.grid = dim3((unsigned)(CLUSTER * (n_pairs < resident ? n_pairs : resident)));
+    return launch_kernel(final_kernel<T, BN>, cfg, maps->map_a, maps->map_b,
+                         map_c ? *map_c : unused, C, M, N, K, pairs, map_c != NULL);
+}
+
+/* The size classes (README, "Stage 8"; measured on an H100): 128 x 256 tiles when they fill at
+ * least 3/4 of the SMs (2048^3: 128 tiles on 132 SMs, 0.96x cuBLAS, where 128 x 128 tiles
+ * made 0.93x), else 128 x 128 when those fill every SM, else 128 x 64 (1024^3: 0.84x, against
+ * 0.76x with 128 x 128 and 0.51x with 128 x 256). */
+template <typename T>
+static int launch_sized(const T *A, const T *B, T *C, int M, int N, int K, cudaStream_t stream) {
+    const int order = gemm06_order_from_env(GEMM06_ORDER_GROUPED);
+    if (order < 0) return launch_unsupported("GEMM06_TILE_ORDER must be rows, grouped or hilbert");
+    int bn = forced_bn();
+    if (bn < 0) return launch_unsupported("GEMM06_FINAL_BN must be 64, 128 or 256");
+    if (bn == 0) {
+        const long sms = gemm06_sms(), rows = blocks_for(M, BM);
+        bn = 4 * rows * blocks_for(N, 256) >= 3 * sms ? 256
+             : rows * blocks_for(N, 128) >= sms       ? 128
+                                                      : 64;
+    }
+    if (bn == 256) return launch_final<T, 256>(A, B, C, M, N, K, order, stream);
+    if (bn == 128) return launch_final<T, 128>(A, B, C, M, N, K, order, stream);
+    return launch_final<T, 64>(A, B, C, M, N, K, order, stream);
+}
+
+extern "C" int STAGE(gemm06_final)(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N,
+                                   int K, cudaStream_t stream) {
+    return launch_sized<bf16_t>(A, B, C, M, N, K, stream);
+}
+
+extern "C" int STAGE(gemm06_final_f16)(const f16_t *A, const f16_t *B, f16_t *C, int M, int N,
+                                       int K, cudaStream_t stream) {
+    return launch_sized<f16_t>(A, B, C, M, N, K, stream);
+}
