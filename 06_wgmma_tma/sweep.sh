@@ -46,5 +46,5 @@ for f in "$out"/depth*.csv "$out"/order_*.csv "$out"/final_*.csv; do
     [ -f "$f" ] || continue
     tag=$(basename "$f" .csv)
     awk -F, -v t="$tag" '/^#/ { next } !seen++ { for (i = 1; i <= NF; i++) col[$i] = i; next }
-        $col["kernel"] != "cublas" { print t, $col["mxnxk"], $col["TFLOPS"], $col["x cuBLAS"] }' "$f"
+        $col["x cuBLAS"] != "-" { print t, $col["mxnxk"], $col["TFLOPS"], $col["x cuBLAS"] }' "$f"
 done | tee "$out/summary.txt"
