@@ -83,16 +83,6 @@ static __device__ __forceinline__ void store_fragment(const float (&d)[BN / 2],
     }
 }
 
-/* Stage 7's epilogue: one warpgroup's m64nBN fragment, rounded to bf16, into shared memory at
- * `staging` (1024-aligned) as BN / 64 boxes of 64 rows x 64 columns (8 KiB each, box b holds
- * columns 64b..64b+63), each in the 128-byte swizzle: row r's 16-byte chunk j at
- * r * 128 + (j ^ r % 8) * 16. That is the layout a TMA store with boxes {64, 64} and
- * TMAP_SWIZZLE_128B reads, and it makes stmatrix conflict-free: the eight rows of one 8x8
- * matrix have the same chunk j, which the XOR spreads over all eight 16-byte bank groups.
- * One stmatrix.x4 per 16 columns (stage_box, per box): its matrices are (rows 0-7, columns 16q..16q+7), (rows 8-15,
- * same columns), then the next 8 columns; in the fragment those are registers 8q .. 8q+7 in
- * order (see store_fragment), two per 32-bit register. Lane l gives the address of row l % 8 of
- * matrix l / 8. */
 /* Box `box` alone (columns 64 box .. 64 box + 63 of the fragment) into the 8 KiB at `buf`: for
  * an epilogue that stages one box at a time (stage 8). */
 template <int BN, typename T>
@@ -110,6 +100,16 @@ static __device__ __forceinline__ void stage_box(const float (&d)[BN / 2], unsig
     }
 }
 
+/* Stage 7's epilogue: one warpgroup's m64nBN fragment, rounded to T (bf16 or fp16), into shared memory at
+ * `staging` (1024-aligned) as BN / 64 boxes of 64 rows x 64 columns (8 KiB each, box b holds
+ * columns 64b..64b+63), each in the 128-byte swizzle: row r's 16-byte chunk j at
+ * r * 128 + (j ^ r % 8) * 16. That is the layout a TMA store with boxes {64, 64} and
+ * TMAP_SWIZZLE_128B reads, and it makes stmatrix conflict-free: the eight rows of one 8x8
+ * matrix have the same chunk j, which the XOR spreads over all eight 16-byte bank groups.
+ * One stmatrix.x4 per 16 columns (stage_box, per box): its matrices are (rows 0-7, columns
+ * 16q..16q+7), (rows 8-15, same columns), then the next 8 columns; in the fragment those are
+ * registers 8q .. 8q+7 in order (see store_fragment), two per 32-bit register. Lane l gives the address of row l % 8 of
+ * matrix l / 8. */
 template <int BN, typename T = bf16_t>
 static __device__ __forceinline__ void stage_fragment(const float (&d)[BN / 2], unsigned staging) {
 #pragma unroll

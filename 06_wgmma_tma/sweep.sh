@@ -4,7 +4,7 @@
 # sweep, or by hand):
 #   bash 06_wgmma_tma/sweep.sh [OUTDIR [PART...]]   (default results/sweep06, every part)
 # PART: depth (stage 3's ring), order (stage 5's tile order), final (stage 8's tile width,
-# tile order and group height).
+# tile order, group height, and its balanced grid against every resident cluster).
 # Each line of a table is one run of the chapter binary with cuBLAS timed beside the stage.
 set -u
 bin=${BIN:-build/bin/06_wgmma_tma}
@@ -41,6 +41,11 @@ done
         --save "$out/final_group$g" >"$out/final_group$g.txt" 2>&1
     echo "== final group of $g pairs of tile rows exit $?" >>"$out/final_group$g.txt"
 done
+[[ $parts == *" final "* ]] && {
+    GEMM06_FINAL_CLUSTERS=1000 "$bin" --kernel cublas --kernel final "${squares[@]}" \
+        --save "$out/final_grid_all" >"$out/final_grid_all.txt" 2>&1
+    echo "== final, every resident cluster launched, exit $?" >>"$out/final_grid_all.txt"
+}
 # One line per (setting, shape): the stage's TFLOPS and its ratio to cuBLAS, from the csv files.
 for f in "$out"/depth*.csv "$out"/order_*.csv "$out"/final_*.csv; do
     [ -f "$f" ] || continue

@@ -17,7 +17,8 @@
  * memory window (mapa), on its partner's. The arrival is mbarrier_arrive_remote, release at CTA
  * scope: the wgmma reads of the slot are complete (wait_group), nothing needs a GPU-wide fence;
  * the cluster-scope release (mbarrier_arrive_cluster) puts a MEMBAR.ALL.GPU before each
- * arrival, and with it this stage ran at 0.37x cuBLAS instead of stage 5's 0.89x. full[s] still has one local arrival (our producer's
+ * arrival, and with it this stage ran at 0.37x cuBLAS instead of stage 5's 0.89x.
+ * full[s] still has one local arrival (our producer's
  * arrive_expect_tx of the whole 48 KiB slot) and receives the bytes of three copies: our A, our
  * B half, the partner's B half. The partner's bytes can land before our producer has armed the
  * barrier for that phase; the transaction count may go below zero for a while, which mbarriers
@@ -134,7 +135,8 @@ static __global__ void __launch_bounds__(THREADS, 1)
 
             for (int t = 0; t < k_tiles; t++, it++) {
                 const int s = it % DEPTH;
-                const unsigned a = ring + s * SLOT_BYTES + c * 64 * 128, b = ring + s * SLOT_BYTES + A_BYTES;
+                const unsigned a = ring + s * SLOT_BYTES + c * 64 * 128;
+                const unsigned b = ring + s * SLOT_BYTES + A_BYTES;
                 mbarrier_wait_parity(smem_addr(&full[s]), (it / DEPTH) & 1);
                 wgmma_fence();
 #pragma unroll

@@ -5,7 +5,8 @@
  * from registers: 64 bf16x2 stores per thread, each row of a warp's store a 16-byte piece, and
  * the tensor cores idle until the last one had issued. Here each consumer warpgroup
  *   1. waits until its previous TMA store has read its staging area (issued one tile ago, long
- *      done: the wait costs nothing but keeps the reuse legal);
+ *      done: the wait costs nothing but keeps the reuse legal), and meets its 127 siblings at
+ *      a named barrier, so that none writes the staging area before that wait is over;
  *   2. converts its fragment to bf16 and writes it with 16 stmatrix.x4 per thread into 32 KiB
  *      of shared memory, laid out as four 64 x 64 boxes in the 128-byte swizzle (stage_fragment
  *      in gemm06_sm90a.cuh: conflict-free, 16 bytes per row per instruction);
@@ -22,9 +23,9 @@
  * producer warpgroup plus two consumers, 128 x 256 tiles.
  *
  * What to look for. SASS: STSM.16.M88.4, FENCE.VIEW.ASYNC.S, BAR.SYNC with a register id,
- * UTMASTG.2D, UTMACMDFLUSH; no ST.E (the old epilogue's global stores). Profile: the gap in
- * tensor-pipe activity between tiles shrinks from the length of the stores to that of the
- * stmatrix.
+ * UTMASTG.2D, UTMACMDFLUSH; no STG (the old epilogue's global stores). Profile (expected, not
+ * measured here): the gap in tensor-pipe activity between tiles shrinks from the length of
+ * the stores to that of the stmatrix.
  *
  * Shapes: any M; N % 8 == 0 (C's row stride in 16-byte units, for its tensor map); K % 8 == 0. */
 #include "stage.h"
@@ -158,7 +159,8 @@ extern "C" int STAGE(gemm06_epilogue)(const bf16_t *A, const bf16_t *B, bf16_t *
                                       int K, cudaStream_t stream) {
     const int order = gemm06_order_from_env(GEMM06_ORDER_GROUPED);
     if (order < 0) return launch_unsupported("GEMM06_TILE_ORDER must be rows, grouped or hilbert");
-    if (N % 8) return launch_unsupported("N %% 8 != 0: the TMA store needs C's rows in 16-byte units");
+    if (N % 8)
+        return launch_unsupported("N %% 8 != 0: the TMA store needs C's rows in 16-byte units");
     const long tiles_m = blocks_for(M, BM), tiles_n = blocks_for(N, BN);
     const long pair_rows = (tiles_m + CLUSTER - 1) / CLUSTER;
     if (pair_rows > 65535 || tiles_n > 65535 || pair_rows * tiles_n > 0x7fffffffL)
