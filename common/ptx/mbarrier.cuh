@@ -19,7 +19,9 @@
  *   mbarrier_arrive_cluster    mbarrier.arrive.release.cluster.shared::cluster   sm_90
  *                              MEMBAR.ALL.CTA, MEMBAR.ALL.GPU, ERRBAR, CGAERRBAR (the release),
  *                              then SYNCS.ARRIVE.TRANS64.RED.A1T0
- On sm_80, init and arrive are STS.64 and ATOMS.ARRIVE.64. tests/ptx_wrappers_sm90a.cu checks
+ *   mbarrier_arrive_remote     mbarrier.arrive.shared::cluster (.release.cta)     sm_90
+ *                              SYNCS.ARRIVE.TRANS64.RED.A1T0, no MEMBAR
+ * On sm_80, init and arrive are STS.64 and ATOMS.ARRIVE.64. tests/ptx_wrappers_sm90a.cu checks
  * the sm_90a names. ptxas fuses an expect_tx followed by an arrive.expect_tx of the same thread
  * on the same barrier into one SYNCS.ARRIVE.TRANS64, and in some kernels puts a
  * FENCE.VIEW.ASYNC.S of its own before the init. `bar` is always smem_addr() of the barrier
@@ -27,8 +29,13 @@
  *
  * Memory ordering: an arrive releases and a successful try_wait acquires, at CTA scope unless
  * the name says cluster. So a thread's shared-memory writes before its arrive are visible to a
- * thread whose wait on that phase succeeded. The _cluster wait is needed when the bytes or
- * arrivals come from other CTAs of the cluster (st.async, multicast TMA, a remote arrive). */
+ * thread whose wait on that phase succeeded. The bytes a TMA load writes into this CTA's shared
+ * memory (from another CTA's multicast copy too) are counted by complete_tx on this CTA's own
+ * barrier, and the CTA-scope wait suffices to read them. A remote arrival that only hands back
+ * a slot whose reads are already complete (wgmma_wait_group) needs no cluster-scope release or
+ * acquire either (CUTLASS's ClusterBarrier does the same): chapter 06's stages 6-8 wait at CTA
+ * scope on both. The _cluster forms are for a waiter that must see stores another CTA made:
+ * ordinary stores before its arrive, or st.async bytes (03_softmax's push exchange). */
 #ifndef PTX_MBARRIER_CUH
 #define PTX_MBARRIER_CUH
 
@@ -84,8 +91,9 @@ __device__ __forceinline__ void mbarrier_wait_parity(unsigned bar, unsigned pari
 }
 
 /* The same with acquire at cluster scope: what other CTAs released into this barrier (the
- * bytes of their st.async or of a multicast TMA, writes before a remote arrive) is visible to
- * this thread once the wait succeeds. */
+ * bytes of their st.async, their ordinary writes before a cluster-scope remote arrive) is
+ * visible to this thread once the wait succeeds. Not needed for the bytes of a TMA load,
+ * multicast or not, into this CTA's shared memory (see "Memory ordering" above). */
 __device__ __forceinline__ bool mbarrier_try_wait_parity_cluster(unsigned bar, unsigned parity) {
     unsigned done;
     asm volatile("{ .reg .pred p;\n\t"
