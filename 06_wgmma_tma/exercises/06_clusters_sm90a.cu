@@ -13,7 +13,9 @@
  *    mbarrier_arrive_remote(mapa_shared(smem_addr(&empty[s]), r)) for r = 0, 1 (not
  *    mbarrier_arrive_cluster: its cluster-scope release costs a MEMBAR.ALL.GPU each time).
  *  - After the inits: fence_mbarrier_init_cluster(), then cluster_arrive_relaxed(); cluster_wait()
- *    by every thread. At the end, the same cluster barrier by every thread (producer's idle
+ *    by every thread. At the end: the producer waits on every empty[s] once more (as if it
+ *    were about to load DEPTH more tiles), which returns once the partner's last arrivals on
+ *    our barriers have landed; then the same cluster barrier by every thread (producer's idle
  *    threads too), so no block exits while its partner may still write into it.
  *  - Grid: 2 x the clusters that fit at once (launch_resident_clusters in launch.cuh).
  *

@@ -5,11 +5,16 @@
  *  - Make the kernel a template over the element type T (bf16_t, f16_t) and the tile width BN
  *    (256, 128, 64). The wgmma differs by type (wgmma_bf16_ss<BN> / wgmma_f16_ss<BN>); so does
  *    the rounding in the epilogue (stage_fragment<BN, T>, store_fragment<BN>).
- *  - Staging one 64 x 64 box at a time through two 8 KiB buffers per consumer (stage_box;
- *    tma_store_wait<1>() before reusing a buffer) frees shared memory for a 4th slot at
+ *  - Staging one 64 x 64 box at a time through two 8 KiB buffers per consumer, taken in turn
+ *    by a box count that runs on across tiles (a 128 x 64 tile has only one box: restarting
+ *    at buffer 0 each tile would overwrite a buffer still being stored), with stage_box and
+ *    tma_store_wait<1>() before each box, frees shared memory for a 4th slot at
  *    BN = 256; 6 slots at BN = 128, 8 at 64 (GEMM06_SMEM_FINAL). B's map boxes are BN / 2 rows.
  *  - The launcher picks BN: 256 when its tiles fill at least 3/4 of the SMs (gemm06_sms()),
  *    else 128 when those fill all of them, else 64. Try others and compare.
+ *  - The grid: not every cluster that fits, but the fewest that need as many rounds
+ *    (ceil(pairs / ceil(pairs / resident))): 64 instead of 66 at 4096^3. And the grouped
+ *    order over 8 pairs of tile rows (gemm06_tiles.group_rows = 8), not 16.
  *  - N % 8 != 0 (or C not 16-byte aligned): no tensor map of C exists; the epilogue stores from
  *    registers with store_fragment instead. Pass a flag to the kernel; the branch is uniform.
  *  - The same tensor maps serve fp16: TMA copies 2-byte elements without looking at them.

@@ -26,8 +26,10 @@
  * Set-up and tear-down need the whole cluster: the barriers are initialized and released at
  * cluster scope (fence_mbarrier_init_cluster, then a cluster barrier) before any block may
  * multicast into the other; and no block may exit while its partner may still write into its
- * shared memory or arrive on its barriers (a cluster barrier at the end, reached by every
- * thread, the producer's idle ones included).
+ * shared memory or arrive on its barriers: the producer ends with a tail, waiting on every
+ * empty[s] once more, which returns when the partner's last arrivals on our barriers have
+ * landed (its multicast bytes landed before our consumers could release the slot), and a
+ * cluster barrier at the end, reached by every thread, the producer's idle ones included.
  *
  * When M has an odd number of tile rows, the last pair's rank 1 computes a tile entirely past
  * M: its A loads are all zero fill, it still loads and multicasts its half of B (its partner
@@ -112,6 +114,14 @@ static __global__ void __launch_bounds__(THREADS, 1)
                                           (1u << CLUSTER) - 1);
                 }
             }
+            /* The tail: wait until both blocks' consumers have handed back every slot of
+             * ours, i.e. until the partner's last remote arrival on our barriers has landed.
+             * After it nothing from the partner can still reach this block (its multicast
+             * bytes landed before our consumers could release), so the block may exit once
+             * everyone is done; the relaxed cluster barrier below does not order the remote
+             * arrivals by itself. */
+            for (int i = 0; i < DEPTH; i++, it++)
+                mbarrier_wait_parity(smem_addr(&empty[it % DEPTH]), ((it / DEPTH) & 1) ^ 1);
         }
     } else {
         setmaxnreg_inc<232>();
@@ -152,7 +162,8 @@ static __global__ void __launch_bounds__(THREADS, 1)
             store_fragment<BN>(d, C, M, N, m0 + 64 * c, tn * BN);
         }
     }
-    /* Nobody leaves while the partner may still multicast into us or arrive on our barriers. */
+    /* Nobody leaves before the partner is done too (the producer's tail above made sure that
+     * nothing of the partner's is still on its way to us). */
     cluster_arrive_relaxed();
     cluster_wait();
 }

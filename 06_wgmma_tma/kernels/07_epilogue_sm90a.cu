@@ -100,6 +100,14 @@ static __global__ void __launch_bounds__(THREADS, 1)
                                           (1u << CLUSTER) - 1);
                 }
             }
+            /* The tail: wait until both blocks' consumers have handed back every slot of
+             * ours, i.e. until the partner's last remote arrival on our barriers has landed.
+             * After it nothing from the partner can still reach this block (its multicast
+             * bytes landed before our consumers could release), so the block may exit once
+             * everyone is done; the relaxed cluster barrier below does not order the remote
+             * arrivals by itself. */
+            for (int i = 0; i < DEPTH; i++, it++)
+                mbarrier_wait_parity(smem_addr(&empty[it % DEPTH]), ((it / DEPTH) & 1) ^ 1);
         }
     } else {
         setmaxnreg_inc<232>();

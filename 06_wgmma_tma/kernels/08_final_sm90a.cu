@@ -12,8 +12,9 @@
  *    hidden behind anything.
  *  - A staging area of two 8 KiB boxes per consumer instead of a whole 64 x BN half-tile:
  *    the fragment leaves one 64 x 64 box at a time (stmatrix, fence, named barrier, TMA
- *    store), and a buffer is rewritten once the store two boxes back has read it
- *    (tma_store_wait<1>). That frees the room for a 4th slot at BN = 256 (4 x 48 + 32 KiB).
+ *    store) through the two buffers in turn, counting boxes across tiles, and a buffer is
+ *    rewritten once the store two boxes back has read it (tma_store_wait<1>). That frees the
+ *    room for a 4th slot at BN = 256 (4 x 48 + 32 + 1 = 225 KiB).
  *    GEMM06_FINAL_BN=64|128|256 forces one (the README's sweep).
  *  - fp16. The same kernel with T = f16_t: wgmma.f32.f16.f16 instead of .bf16, and the
  *    epilogue rounds to fp16. The tensor maps are the same: TMA moves 2-byte elements without
@@ -120,6 +121,14 @@ static __global__ void __launch_bounds__(THREADS, 1)
                                           (1u << CLUSTER) - 1);
                 }
             }
+            /* The tail: wait until both blocks' consumers have handed back every slot of
+             * ours, i.e. until the partner's last remote arrival on our barriers has landed.
+             * After it nothing from the partner can still reach this block (its multicast
+             * bytes landed before our consumers could release), so the block may exit once
+             * everyone is done; the relaxed cluster barrier below does not order the remote
+             * arrivals by itself. */
+            for (int i = 0; i < DEPTH; i++, it++)
+                mbarrier_wait_parity(smem_addr(&empty[it % DEPTH]), ((it / DEPTH) & 1) ^ 1);
         }
     } else {
         setmaxnreg_inc<232>();
@@ -132,6 +141,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
                     mbarrier_arrive_remote(mapa_shared(smem_addr(&empty[s]), r));
         };
         int it = 0;
+        unsigned boxes = 0; /* boxes staged so far: buffer boxes % 2 is next */
         for (int p = cluster_id; p < n_pairs; p += clusters) {
             int pm, tn;
             gemm06_tile_at(pairs, p, pm, tn);
@@ -162,11 +172,13 @@ static __global__ void __launch_bounds__(THREADS, 1)
                 store_fragment<BN>(d, C, M, N, m0 + 64 * c, tn * BN);
                 continue;
             }
-            /* One box at a time through two buffers: box b may be written once the store of
-             * box b - 2 (same buffer) has read it, i.e. at most one store group is pending. */
+            /* One box at a time through two buffers, taken in turn by a count of boxes that
+             * runs on across tiles (a 128 x 64 tile has one box per consumer): a buffer may be
+             * written once the store two boxes back, which read it, is done reading, i.e. at
+             * most one store group is pending. */
 #pragma unroll
-            for (int box = 0; box < BN / 64; box++) {
-                const unsigned buf = staging + (box % 2) * 8192;
+            for (int box = 0; box < BN / 64; box++, boxes++) {
+                const unsigned buf = staging + (boxes % 2) * 8192;
                 if (stores) tma_store_wait<1>();
                 named_barrier_sync(1 + c, 128);
                 stage_box<BN, T>(d, buf, box);
