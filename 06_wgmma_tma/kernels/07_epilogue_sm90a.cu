@@ -17,7 +17,7 @@
  *   4. goes straight on to the next tile's wgmmas. The stores drain from shared memory to L2
  *      while the tensor cores work; TMA clips the boxes at M and N.
  * The price is shared memory: 64 KiB of staging beside the ring leaves room for 3 slots, not
- * 4 (3 x 48 + 64 = 208 KiB of the 227).
+ * 4 (3 x 48 + 64 + 1 = 209 KiB of the 227, with the alignment slack).
  *
  * Everything else is stage 6: persistent, clusters of 2 along M sharing B by multicast,
  * producer warpgroup plus two consumers, 128 x 256 tiles.

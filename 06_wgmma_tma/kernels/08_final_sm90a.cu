@@ -267,10 +267,10 @@ static int launch_final(const T *A, const T *B, T *C, int M, int N, int K, int o
                          map_c ? *map_c : unused, C, M, N, K, pairs, map_c != NULL);
 }
 
-/* The size classes (README, "Stage 8"; measured on an H100): 128 x 256 tiles when they fill at
- * least 3/4 of the SMs (2048^3: 128 tiles on 132 SMs, 0.96x cuBLAS, where 128 x 128 tiles
- * made 0.93x), else 128 x 128 when those fill every SM, else 128 x 64 (1024^3: 0.84x, against
- * 0.76x with 128 x 128 and 0.51x with 128 x 256). */
+/* The size classes (README, "Stage 8"; the H100 sweep): 128 x 256 tiles when they fill at
+ * least 3/4 of the SMs (2048^3: 128 tiles on 132 SMs, 0.987x cuBLAS, where 128 x 128 tiles
+ * made 0.958x), else 128 x 128 when those fill every SM, else 128 x 64 (1024^3: 0.850x,
+ * against 0.764x with 128 x 128 and 0.531x with 128 x 256). */
 template <typename T>
 static int launch_sized(const T *A, const T *B, T *C, int M, int N, int K, cudaStream_t stream) {
     const int order = gemm06_order_from_env(GEMM06_ORDER_GROUPED);
