@@ -51,7 +51,7 @@ LDLIBS    := -lcublasLt -lcublas -lm
 
 COMMON_C    := $(wildcard common/*.c)
 COMMON_OBJS := $(COMMON_C:%.c=$(BUILD)/%.o) $(BUILD)/common/gpu.o
-HOST_OBJS   := $(BUILD)/common/args.o $(BUILD)/common/stats.o $(BUILD)/common/table.o \
+HOST_OBJS   := $(BUILD)/common/plot.o $(BUILD)/common/args.o $(BUILD)/common/stats.o $(BUILD)/common/table.o \
                $(BUILD)/common/convert.o $(BUILD)/common/tensor_map.o
 
 BINS        := $(CHAPTERS:%=$(BUILD)/bin/%)
@@ -64,7 +64,7 @@ TEST_SOLVED := $(if $(GPU_CC),$(SOLVED_BINS))
 PTX_CUBINS  := $(patsubst tests/%.cu,$(BUILD)/tests/%.cubin,$(wildcard tests/*_wrappers_sm90a.cu))
 TEST_PROGS  := $(BUILD)/bin/test_harness $(BUILD)/bin/test_gemm_ref $(BUILD)/bin/test_hopper
 
-.PHONY: all help test bench clean $(foreach c,$(CHAPTERS),run-$(firstword $(subst _, ,$(c))) \
+.PHONY: all help test bench plots clean $(foreach c,$(CHAPTERS),run-$(firstword $(subst _, ,$(c))) \
         check-$(firstword $(subst _, ,$(c))) sanitize-$(firstword $(subst _, ,$(c))) \
         profile-$(firstword $(subst _, ,$(c))))
 
@@ -77,6 +77,7 @@ help:
 	@echo "make check-NN        check your exercises at the test shapes: PASS, FAIL or TODO"
 	@echo "make test            build, unit tests, SASS checks, and on a GPU every kernel at the test shapes"
 	@echo "make bench           every chapter's benchmark sweep into results/NN_topic.{md,csv}"
+	@echo "make plots           the README charts: NN_topic/measured/*.svg from the measured CSVs"
 	@echo "make sanitize-NN     compute-sanitizer memcheck and racecheck at small shapes"
 	@echo "make profile-NN KERNEL=name   Nsight Compute on one kernel"
 	@echo "make clean           remove build/"
@@ -184,6 +185,11 @@ test: $(BINS) $(TEST_SOLVED) $(TEST_PROGS) $(PTX_CUBINS)
 bench: $(BINS)
 	@mkdir -p results
 	@set -e; for c in $(CHAPTERS); do echo "== $$c"; $(BUILD)/bin/$$c --bench --save results/$$c; done
+
+# The ladder charts in the READMEs: NN_topic/measured/GPU.svg from GPU.csv (no GPU needed).
+plots: $(BINS)
+	@set -e; for c in $(CHAPTERS); do for f in $$c/measured/*.csv; do [ -f "$$f" ] || continue; \
+	    $(BUILD)/bin/$$c --plot-from "$$f" --plot "$${f%.csv}.svg"; echo "$${f%.csv}.svg"; done; done
 
 clean:
 	rm -rf $(BUILD)

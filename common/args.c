@@ -153,6 +153,12 @@ int args_parse(run_args *a, int argc, char **argv, int nsizes, const char *const
         } else if ((v = option_value(argc, argv, &i, "--save"))) {
             if (!*v) return usage_error(err, errlen, "--save needs a path prefix");
             a->save = v;
+        } else if ((v = option_value(argc, argv, &i, "--plot-from"))) {
+            if (!*v) return usage_error(err, errlen, "--plot-from needs a CSV file (from --save)");
+            a->plot_from = v;
+        } else if ((v = option_value(argc, argv, &i, "--plot"))) {
+            if (!*v) return usage_error(err, errlen, "--plot needs an output file name (.svg)");
+            a->plot = v;
         } else if (!strcmp(arg, "--list")) {
             a->mode = MODE_LIST;
         } else if (!strcmp(arg, "--check")) {
@@ -224,6 +230,9 @@ void print_usage(FILE *f, const char *prog, const char *chapter_help, const run_
             "  --seed S         reproduce a run's random inputs (the seed is printed)\n"
             "  --format F       text, md or csv (default text)\n"
             "  --save PREFIX    also write PREFIX.md and PREFIX.csv\n"
+            "  --plot FILE.svg  also draw the table as a chart: one panel per size, a bar per\n"
+            "                   stage, the library and memcpy as dashed lines\n"
+            "  --plot-from CSV  with --plot: draw a table saved by --save (no GPU needed)\n"
             "  --list           list the kernels\n"
             "  --check          check your exercises at the test shapes (PASS/FAIL/TODO)\n"
             "  --test           check every kernel at the test shapes (for make test)\n"

@@ -105,6 +105,8 @@ typedef struct {
     bool library_off;   /* --no-library: skip library rows (compute-sanitizer judges ours alone) */
     table_format format;
     const char *save;   /* --save PREFIX: also write PREFIX.md and PREFIX.csv */
+    const char *plot;   /* --plot FILE.svg: also draw the table as a chart (plot.h) */
+    const char *plot_from; /* --plot-from FILE.csv: draw a saved table instead of running */
 } run_args;
 
 /* size_names: the chapter's size options, e.g. {"n"} or {"m","n","k"}, with help strings.

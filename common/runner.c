@@ -4,6 +4,10 @@
 
 #include "runner.h"
 
+#include <stdlib.h>
+
+#include "plot.h"
+
 static char g_unsupported[512];
 
 int launch_unsupported(const char *fmt, ...) {
@@ -372,6 +376,28 @@ static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, c
             fprintf(stderr, "cannot write %s\n", path);
         }
     }
+    if (a->plot) {
+        /* the chart is drawn from the CSV text, the same path as --plot-from */
+        FILE *f = tmpfile();
+        char *csv = NULL;
+        long len = 0;
+        if (f) {
+            gpu_print_header(g, f, FORMAT_CSV);
+            print_problem(ch, a, f, FORMAT_CSV);
+            table_print(&t, f, FORMAT_CSV);
+            len = ftell(f);
+            csv = len > 0 ? malloc((size_t)len) : NULL;
+            rewind(f);
+            if (csv && fread(csv, 1, (size_t)len, f) != (size_t)len) len = 0;
+            fclose(f);
+        }
+        FILE *out = csv && len > 0 ? fopen(a->plot, "w") : NULL;
+        char perr[256] = "cannot write the chart";
+        if (!out || plot_csv(csv, (size_t)len, ch->name, out, perr, sizeof perr) != 0)
+            fprintf(stderr, "%s: --plot %s: %s\n", ch->name, a->plot, perr);
+        if (out) fclose(out);
+        free(csv);
+    }
     table_free(&t);
     free(notes);
     return failed ? EXIT_KERNEL_FAILED : EXIT_ALL_OK;
@@ -495,6 +521,23 @@ int run_chapter(const chapter *ch, int argc, char **argv) {
     if (a.mode == MODE_HELP) {
         print_usage(stdout, argv[0], ch->summary, &a);
         return EXIT_ALL_OK;
+    }
+    if (a.plot_from) { /* a saved table to a chart: no GPU, nothing run */
+        if (!a.plot) {
+            fprintf(stderr, "%s: --plot-from needs --plot FILE.svg\n", ch->name);
+            return EXIT_BAD_USAGE;
+        }
+        if (plot_csv_file(a.plot_from, a.plot, ch->name, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s: %s\n", ch->name, a.plot_from, err);
+            return EXIT_BAD_USAGE;
+        }
+        return EXIT_ALL_OK;
+    }
+    if (a.plot && (a.mode == MODE_TEST || a.mode == MODE_CHECK || a.mode == MODE_LIST ||
+                   a.mode == MODE_SASS_SPEC)) {
+        fprintf(stderr, "%s: --plot draws a timed table: use it without --test, --check, --list\n",
+                ch->name);
+        return EXIT_BAD_USAGE;
     }
     if (a.mode == MODE_LIST) {
         for (int i = 0; i < ch->nrows; i++) {

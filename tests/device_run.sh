@@ -45,7 +45,7 @@ sanitize)
     ;;
 bench)
     for c in "${chapters[@]}"; do
-        build/bin/$c --bench --save "$OUT/$c" >"$OUT/$c.txt" 2>&1
+        build/bin/$c --bench --save "$OUT/$c" --plot "$OUT/$c.svg" >"$OUT/$c.txt" 2>&1
         echo "== $c bench exit $?" >>"$OUT/$c.txt"
     done
     ;;

@@ -90,6 +90,19 @@ for ch in "$@"; do
     else
         result FAIL "cli: $ch huge size: exit $rc: $(echo "$out" | tail -n 1)"
     fi
+    # The README chart from a measured CSV: no GPU needed; a missing file or no --plot is usage.
+    expect_exit 2 "$ch --plot-from a missing file" "$bin" --plot-from /nonexistent.csv --plot "$BUILD/plot_test.svg"
+    expect_exit 2 "$ch --plot-from without --plot" "$bin" --plot-from /nonexistent.csv
+    for csv in "$ch"/measured/*.csv; do
+        [ -f "$csv" ] || continue
+        svg=$BUILD/plot_$ch.svg
+        rm -f "$svg"
+        if "$bin" --plot-from "$csv" --plot "$svg" >/dev/null 2>&1 && grep -q 'class="bar"' "$svg" &&
+            tail -n 1 "$svg" | grep -q '</svg>'; then
+            result PASS "cli: $ch --plot-from $csv draws a chart"
+        else result FAIL "cli: $ch --plot-from $csv: no chart"; fi
+        break
+    done
     out=$("$bin" --kernel no_such_kernel 2>&1)
     first=$("$bin" --list | awk 'NR == 1 { print $1 }')
     if echo "$out" | grep -q "$first"; then result PASS "cli: $ch unknown kernel message lists the kernels"

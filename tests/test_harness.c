@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "plot.h"
 #include "tensor_map.h"
 
 static int failures;
@@ -157,6 +158,19 @@ static void test_args(void) {
            "args: ex_ names rejected where a chapter has no exercises");
 }
 
+static void test_plot_args(void) {
+    run_args a;
+    char err[256];
+    const char *names1[] = {"n"};
+    EXPECT(parse(&a, "--plot out.svg", 1, names1, err) == 0 && a.plot && !strcmp(a.plot, "out.svg") &&
+               !a.plot_from,
+           "args: --plot FILE");
+    EXPECT(parse(&a, "--plot-from t.csv --plot=o.svg", 1, names1, err) == 0 && a.plot_from &&
+               !strcmp(a.plot_from, "t.csv") && a.plot && !strcmp(a.plot, "o.svg"),
+           "args: --plot-from CSV with --plot=FILE");
+    EXPECT(parse(&a, "--plot", 1, names1, err) == EXIT_BAD_USAGE, "args: --plot needs a file");
+}
+
 static char *capture(const table *t, table_format fmt) {
     static char buf[4096];
     memset(buf, 0, sizeof buf);
@@ -298,6 +312,118 @@ static void test_tensor_map(void) {
     EXPECT(map_fails(&d, "fill = TMAP_FILL_NAN needs a floating-point type"), "tensor map: NaN fill of bytes");
 }
 
+/* How often needle occurs in hay. */
+static int count_of(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+/* Well-formed enough for a browser: every element opened is closed in order, attribute values
+ * quoted, no bare '<' or '&' in text. */
+static bool svg_well_formed(const char *s) {
+    char stack[64][32];
+    int depth = 0;
+    bool root = false;
+    for (const char *p = s; *p; p++) {
+        if (*p == '&') {
+            if (strncmp(p, "&amp;", 5) && strncmp(p, "&lt;", 4) && strncmp(p, "&gt;", 4) &&
+                strncmp(p, "&quot;", 6))
+                return false;
+            continue;
+        }
+        if (*p != '<') continue;
+        if (p[1] == '?') { /* the XML declaration */
+            p = strstr(p, "?>");
+            if (!p) return false;
+            continue;
+        }
+        const char *close = strchr(p, '>');
+        if (!close) return false;
+        bool quoted = false;
+        for (const char *q = p + 1; q < close; q++) {
+            if (*q == '"') quoted = !quoted;
+            if (*q == '<' && !quoted) return false;
+        }
+        if (quoted) return false;
+        if (p[1] == '/') {
+            size_t len = strcspn(p + 2, " >");
+            if (depth == 0 || strncmp(stack[depth - 1], p + 2, len) || stack[depth - 1][len])
+                return false;
+            depth--;
+        } else if (close[-1] != '/') {
+            size_t len = strcspn(p + 1, " />");
+            if (depth == 64 || len >= 32) return false;
+            memcpy(stack[depth], p + 1, len);
+            stack[depth][len] = '\0';
+            if (depth == 0) {
+                if (root || strcmp(stack[0], "svg")) return false;
+                root = true;
+            }
+            depth++;
+        }
+        p = close;
+    }
+    return root && depth == 0;
+}
+
+static char *plot_text(const char *csv, const char *title, int *rc, char *err, size_t errlen) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    *rc = plot_csv(csv, strlen(csv), title, f, err, errlen);
+    fclose(f);
+    return buf;
+}
+
+static void test_plot(void) {
+    /* two sizes; a library row and a ceiling row (ratio "-"), a TODO exercise, a skipped stage,
+     * a quoted status with a comma, and a stage ("late") missing from the first size */
+    const char *csv =
+        "# GPU: Test GPU <sm_90>\n# driver 1.0 & co\n# 99_test: seed 1, median of 20\n"
+        "mxnxk,kernel,dtype,time (us),TFLOPS,% peak,x cuBLAS,rel err,status\n"
+        "64x64x64,peak,bf16,1.0,100.0,-,-,-,ok\n"
+        "64x64x64,cublas,bf16,2.0,50.0,50.0%,-,0.0e+00,ok\n"
+        "64x64x64,naive,bf16,10.0,10.0,10.0%,0.200,0.0e+00,ok\n"
+        "64x64x64,ex_naive,bf16,-,-,-,-,-,TODO\n"
+        "64x64x64,tiled,bf16,4.0,25.0,25.0%,0.500,0.0e+00,ok\n"
+        "64x64x64,final,bf16,2.5,40.0,40.0%,0.800,0.0e+00,ok\n"
+        "128x128x128,peak,bf16,1.0,800.0,-,-,-,ok\n"
+        "128x128x128,cublas,bf16,2.0,400.0,50.0%,-,0.0e+00,ok\n"
+        "128x128x128,naive,bf16,10.0,80.0,10.0%,0.200,0.0e+00,ok\n"
+        "128x128x128,late,bf16,8.0,90.0,11.0%,0.225,0.0e+00,ok\n"
+        "128x128x128,tiled,bf16,4.0,-,-,-,-,\"skip: shape, K % 8\"\n"
+        "128x128x128,final,bf16,2.5,320.0,40.0%,0.800,0.0e+00,ok\n";
+    char err[256] = "";
+    int rc;
+    char *svg = plot_text(csv, "99_test", &rc, err, sizeof err);
+    EXPECT(rc == 0, "plot: a bench CSV draws");
+    EXPECT(svg && svg_well_formed(svg), "plot: the SVG is well-formed");
+    /* bars: naive, tiled, final at 64; naive, late, final at 128 (tiled skipped there) */
+    EXPECT(svg && count_of(svg, "class=\"bar\"") == 6, "plot: one bar per stage row with a throughput");
+    EXPECT(svg && count_of(svg, "class=\"baseline\"") == 4, "plot: library and ceiling as lines per size");
+    EXPECT(svg && count_of(svg, "class=\"panel\"") == 2, "plot: one panel per size");
+    EXPECT(svg && !strstr(svg, "ex_naive"), "plot: rows without a number are left out");
+    EXPECT(svg && strstr(svg, "99_test: TFLOPS by stage") && strstr(svg, ">TFLOPS</text>"),
+           "plot: title and axis name the unit");
+    EXPECT(svg && strstr(svg, "Test GPU &lt;sm_90&gt;") && strstr(svg, "1.0 &amp; co"),
+           "plot: text is escaped");
+    /* legend order follows the table: naive, late, tiled, final */
+    const char *n = svg ? strstr(svg, ">naive</text>") : NULL, *l = svg ? strstr(svg, ">late</text>") : NULL,
+               *t = svg ? strstr(svg, ">tiled</text>") : NULL, *f = svg ? strstr(svg, ">final</text>") : NULL;
+    EXPECT(n && l && t && f && n < l && l < t && t < f, "plot: stages in table order");
+    EXPECT(svg && strstr(svg, "final (bf16) at 128x128x128: 320 TFLOPS, % peak 40.0%, x cuBLAS 0.800"),
+           "plot: hover text carries the numbers");
+    free(svg);
+    svg = plot_text("mxnxk,kernel,time (us)\n", NULL, &rc, err, sizeof err);
+    EXPECT(rc != 0 && strstr(err, "header"), "plot: a CSV without a throughput column is refused");
+    free(svg);
+    svg = plot_text("n,kernel,time (us),GB/s,status\n64,a,-,-,TODO\n", NULL, &rc, err, sizeof err);
+    EXPECT(rc != 0 && strstr(err, "nothing") == NULL && strstr(err, "no row"),
+           "plot: a table with nothing measured is refused");
+    free(svg);
+}
+
 int main(void) {
     test_stats();
     test_metrics();
@@ -306,5 +432,7 @@ int main(void) {
     test_table();
     test_conversions();
     test_tensor_map();
+    test_plot_args();
+    test_plot();
     return failures ? 1 : 0;
 }
