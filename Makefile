@@ -61,11 +61,13 @@ SOLVED_BINS := $(CHAPTERS:%=$(BUILD)/bin/%.solved)
 TEST_SOLVED := $(if $(GPU_CC),$(SOLVED_BINS))
 # Harness tests beyond the unit tests: the PTX wrappers' SASS (compiled, never run) and two GPU
 # programs that print PASS/FAIL/SKIP lines (SKIP without a suitable GPU).
-PTX_CUBINS  := $(patsubst tests/%.cu,$(BUILD)/tests/%.cubin,$(wildcard tests/*_wrappers_sm90a.cu))
+PTX_CUBINS  := $(patsubst tests/%.cu,$(BUILD)/tests/%.cubin,$(wildcard tests/*_wrappers_sm90a.cu)) \
+               $(BUILD)/tests/compare_fixture_sm90a.cubin
 TEST_PROGS  := $(BUILD)/bin/test_harness $(BUILD)/bin/test_gemm_ref $(BUILD)/bin/test_hopper
 
 .PHONY: all help test bench plots clean $(foreach c,$(CHAPTERS),run-$(firstword $(subst _, ,$(c))) \
         check-$(firstword $(subst _, ,$(c))) sanitize-$(firstword $(subst _, ,$(c))) \
+        compare-$(firstword $(subst _, ,$(c))) \
         profile-$(firstword $(subst _, ,$(c))))
 
 all: $(BINS)
@@ -79,6 +81,8 @@ help:
 	@echo "make bench           every chapter's benchmark sweep into results/NN_topic.{md,csv}"
 	@echo "make plots           the README charts: NN_topic/measured/*.svg from the measured CSVs"
 	@echo "make sanitize-NN     compute-sanitizer memcheck and racecheck at small shapes"
+	@echo "make compare-NN KERNEL=name   your ex_ kernel beside ours: registers, shared and local"
+	@echo "                     memory, SASS counts, hints (no GPU needed), and the clock on a GPU"
 	@echo "make profile-NN KERNEL=name   Nsight Compute on one kernel"
 	@echo "make clean           remove build/"
 	@echo "options: ARCH=sm_90a (one architecture; default: this machine's GPU, or all three"
@@ -140,6 +144,9 @@ sanitize-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick --no-library $$(ARGS)
 	compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick --no-library $$(ARGS)
 
+compare-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
+	@test -n "$$(KERNEL)" || { echo "usage: make compare-$(firstword $(subst _, ,$(1))) KERNEL=name (see $(BUILD)/bin/$(1) --list)"; exit 2; }
+	@BUILD=$(BUILD) bash common/compare.sh $(1) $$(KERNEL)
 profile-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	@test -n "$$(KERNEL)" || { echo "usage: make profile-$(firstword $(subst _, ,$(1))) KERNEL=name (see $(BUILD)/bin/$(1) --list)"; exit 2; }
 	@sym=$$$$($(BUILD)/bin/$(1) --sass-spec | awk -F'\t' -v k="$$(KERNEL)" '$$$$2 == k { print $$$$4 }'); \

@@ -206,6 +206,28 @@ for ch in "$@"; do
     fi
 done
 
+# make compare-NN's static columns (common/compare.sh) on two kernels that differ on purpose
+# (tests/compare_fixture_sm90a.cu): 128-bit loads in one, local memory in the other.
+fixture=$BUILD/tests/compare_fixture_sm90a.cubin
+if [ -z "$CUOBJDUMP" ]; then
+    result SKIP "compare: cuobjdump not found"
+elif [ ! -f "$fixture" ]; then
+    result FAIL "compare: $fixture not built"
+else
+    out=$(bash common/compare.sh --objects "$fixture" copy_vec4 "$fixture" copy_spilled LDG.E.128 2>&1)
+    if echo "$out" | grep -Eq '^ +LDG\.E\.128 +1 +0$'; then result PASS "compare: counts LDG.E.128 in one kernel and not the other"
+    else result FAIL "compare: LDG.E.128 row: $(echo "$out" | grep LDG | head -n 1)"; fi
+    if echo "$out" | grep -q "yours uses local memory"; then result PASS "compare: names the local memory of the spilling kernel"
+    else result FAIL "compare: no local-memory hint for copy_spilled"; fi
+    out=$(bash common/compare.sh --objects "$fixture" copy_vec4 "$fixture" copy_vec4 LDG.E.128 2>&1)
+    if echo "$out" | grep -q "none: the code looks alike"; then result PASS "compare: a kernel against itself gets no hint"
+    else result FAIL "compare: a kernel against itself: $(echo "$out" | grep -A3 hints: | tail -n 3 | tr '\n' ' ')"; fi
+fi
+first_ch=$1
+out=$(BUILD=$BUILD bash common/compare.sh "$first_ch" no_such_kernel 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$out" | grep -q "no stage"; then result PASS "compare: an unknown kernel is bad usage (2)"
+else result FAIL "compare: unknown kernel: exit $rc: $out"; fi
+
 # ---- 4. on the GPU --------------------------------------------------------------------------
 section "kernels at the test shapes"
 gpu_tests() { # mode-label binary args...: reads TEST lines
