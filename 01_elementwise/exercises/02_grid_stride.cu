@@ -5,7 +5,7 @@
  *  - Launch min(blocks needed, blocks resident at once). resident_blocks() in common/stage.h
  *    asks the occupancy API; call it once and keep the answer in a static variable, because a
  *    timed launch must not pay for the query every time.
- *  - Compare with stage 1 at small and large n: where does the loop help, and why so little?
+ *  - Compare with stage 1 at small and large n: does the loop help at all, and if not, why not?
  *
  * Check it:  make check-01 */
 #include "stage.h"

@@ -5,6 +5,10 @@
  *    union of uint4 and __half2[4] does it without moving data.
  *  - Add pairs with __hadd2: one instruction adds two elements.
  *  - The tail is n % 8 elements: __hadd on single __half / __nv_bfloat16 values.
+ *  - uint4 accesses need 16-byte aligned addresses, as float4 did in exercise 3. If any of a, b,
+ *    c is not aligned (aligned16() in common/stage.h), take no packs at all and run every
+ *    element through the scalar loop rather than giving a wrong answer; size the grid for n
+ *    elements then, not n / 8 packs.
  *  - Expect the same GB/s as float4, hence half the time per element.
  *
  * Check it:  make check-01 */

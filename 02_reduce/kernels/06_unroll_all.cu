@@ -8,7 +8,13 @@
  * switch, one instantiation per size, and uses small blocks for small inputs (a 100-element
  * input does not need 256 threads).
  *
- * In the SASS: no loop in the tree (compare with stage 5's backward branch), the same LDS/STS. */
+ * In the SASS: no loop in the tree, the same LDS/STS. Stage 5 has no loop either: its block
+ * size is a compile-time constant too (#define THREADS 256), so nvcc had already written its
+ * tree out, and at 256 threads the two kernels compile to the same SASS, instruction for
+ * instruction (sm_90a, CUDA 13.0). Harris's kernel 6 gained because his kernel 5 looped on
+ * blockDim.x, known only at run time. What the H100 measured: no gain (471.2 us against stage
+ * 5's 471.3 us at 2^28, measured/h100.csv); the launcher picks blocks below 256 threads only for
+ * n <= 256, so every bench size times the same code twice. */
 #include "stage.h"
 #include "reduce.h"
 #include "multi_pass.cuh"

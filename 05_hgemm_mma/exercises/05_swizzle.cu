@@ -6,7 +6,18 @@
  *  - Use the same formula for the cp.async destinations and for the ldmatrix addresses.
  *    For A, lane l reads row r = m0 + l % 16 at chunk 2 * kk + l / 16.
  *  - Check on paper that the 8 lanes of one ldmatrix phase hit 8 different 16-byte bank
- *    groups, then with ncu (README, "Proving it conflict-free").
+ *    groups. Then by enumeration: 05_hgemm_mma/bank_check.py computes every lane's address
+ *    with the stages' formulas (swz, s5_cp) and counts the wavefronts of each phase. In a copy
+ *    of it, add a gemm_tn(...) line with your two formulas (ldmatrix row and chunk, cp.async
+ *    destination) and run it: every phase must need 1 wavefront; its "without the XOR
+ *    (control)" line shows what an 8-way conflict looks like. README, "The swizzle and the
+ *    bank-conflict counts".
+ *  - On the GPU: the ncu command in that section, with your kernel's name in -k and
+ *    --kernel ex_swizzle. Compare l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum with
+ *    4 x smsp__inst_executed_op_ldsm.sum (an ldmatrix.x4 without conflicts is 4 wavefronts):
+ *    ours is 0.4% above it (README, Results, the ncu table); unswizzled 128-byte rows would be
+ *    8x it. Do not take l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum as the proof:
+ *    it is non-zero for our conflict-free kernel too.
  *  - 3 stages of 128x64 + 128x64 halves are 96 KiB (HGEMM_SMEM_SWIZZLE).
  *
  * Check it:  make check-05 ARGS="--kernel ex_swizzle"

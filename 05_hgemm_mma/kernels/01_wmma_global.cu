@@ -8,10 +8,13 @@
  * then each lane converts and writes 8 elements.
  *
  * Why it is slow: every warp reads its A rows and B columns from global memory (the L2, at
- * best) with no reuse inside the block, 2 * 16 * 16 * 2 bytes per 8192 flops: 16 flops per
- * byte, far below the ~100 flops per byte of L2 traffic that the tensor cores would need to
- * run at full rate (several TB/s of L2 bandwidth against ~644 TFLOPS). The next stages are
- * about reuse.
+ * best) with no reuse through shared memory. Per 16-wide k step a warp loads a 16x16 fp16 tile
+ * of A and one of B, 2 * 16 * 16 * 2 = 1024 bytes, for 2 * 16 * 16 * 16 = 8192 flops: 8 flops
+ * per byte requested. (The block's 2 x 2 warps load the same A rows in pairs and the same B
+ * columns in pairs; if the L1 catches every repeat, the L2 sees the ratio of the 32x32 block
+ * tile, 16 flops per byte.) Either is far below the ~100 flops per byte of L2 traffic that the
+ * tensor cores would need to run at full rate (several TB/s of L2 bandwidth against ~644
+ * TFLOPS). The next stages are about reuse.
  *
  * Shapes: no edge handling, so M, N and K must be multiples of 16 (the driver skips others). */
 #include <mma.h>

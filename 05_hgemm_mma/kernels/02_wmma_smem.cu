@@ -3,8 +3,10 @@
  * Change from stage 1: a block of 8 warps computes a 128x128 tile of C. For each 32-wide
  * slice of k, the block copies a 128x32 tile of A and a 128x32 tile of B into shared memory
  * once (16-byte loads, coalesced), and each warp then computes a 64x32 piece (4 x 2 WMMA
- * tiles) from shared memory. Each element brought in is used by 64 (A) or 32 (B) multiply-adds
- * in its warp and by 2 or 4 warps: 8x less global traffic per flop than stage 1.
+ * tiles) from shared memory. Each element brought in is used by 32 (A) or 64 (B) multiply-adds
+ * in its warp and by 4 or 2 warps: per k-slice 2 * 128 * 128 * 32 flops on (128 + 128) * 32 * 2
+ * bytes, 64 flops per byte of global traffic, 8x stage 1's 8 per byte requested (4x its 16 if
+ * the L1 had merged all the repeated loads of stage 1's 2 x 2 warps).
  *
  * Rows in shared memory are padded from 32 to 40 halves (80 bytes), so the rows that one
  * fragment load touches do not all start in the same bank. The accumulators are rounded to

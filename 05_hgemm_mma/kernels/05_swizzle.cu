@@ -13,11 +13,11 @@
  * Proof: `python3 05_hgemm_mma/bank_check.py` enumerates every 8-address phase of every
  * ldmatrix and cp.async here (and in stages 4-10): one wavefront each. On the GPU, ncu's
  * derived__memory_l1_wavefronts_shared_excessive (per instruction, from the addresses) should
- * be 0. The hardware counter l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld is not: it
- * also counts ldmatrix wavefronts that lost the banks to cp.async fills (H100, 4096^3: 207,049,
- * 0.4% of the 50.4M ldmatrix wavefronts; a real 8-way conflict would add 353M). Stage 4's
- * padded layout is conflict-free for ldmatrix too, but this one needs no padding. The README
- * has the bank arithmetic.
+ * be 0. The hardware counter l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld is not: most
+ * likely it also counts ldmatrix wavefronts that lost the banks to cp.async fills (H100,
+ * 4096^3, the README's ncu table: 203,132, 0.4% of the 50.3M ldmatrix wavefronts; a real 8-way
+ * conflict would add 352M). Stage 4's padded layout is conflict-free for ldmatrix too, but
+ * this one needs no padding. The README has the bank arithmetic.
  *
  * 128x128x64 tiles, 8 warps of 64x32, 3 stages: 96 KiB of shared memory. */
 #include "stage.h"

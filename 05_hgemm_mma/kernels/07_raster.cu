@@ -1,13 +1,21 @@
 /* Stage 7 — grouped block order (rasterization) for L2 reuse.
  *
  * Change from stage 6: the grid is one-dimensional and each block computes which C tile it
- * owns. Blocks are numbered down GROUP_M = 8 block rows, then across: the ~132 blocks resident
- * at a time cover a squarish patch of C (8 x 16.5 tiles) instead of one or two full rows of
- * tiles, so they read 8 block rows of A and ~17 block columns of B, and most of those reads hit
- * in the L2 instead of DRAM. The kernel body is otherwise stage 6's.
+ * owns. Blocks are numbered down GROUP_M = 8 block rows, then across, so the ~132 blocks
+ * resident at a time (one per SM) cover ~8 block rows of A and ~17 block columns of B.
+ * The kernel body is otherwise stage 6's.
  *
- * What to look for: ncu's lts__t_sector_hit_rate goes up and dram__bytes_read goes down at
- * 4096 and 8192; the difference is small at sizes whose operands fit in the 50-60 MB L2. */
+ * What it buys depends on the shape (README, "6 -> 7"). At 4096^3 and below, nothing: a row of
+ * C has 16 tiles of 128x256, so stage 6's row-major order already keeps ~8 block rows x all 16
+ * columns resident, the same patch as one group (H100: 440.3 against stage 6's 439.8 TFLOPS).
+ * At 8192^3 (32 tiles a row) the patches differ, ~4 x 32 against 8 x 16.5; by our count both
+ * orders read far fewer DRAM bytes per flop than would limit these kernels, and the two H100
+ * runs disagree (450.7 against 451.1 TFLOPS in the chapter's, 468.7 against 453.2 in a later
+ * one). It should pay where a row has 132 or more tiles (N >= 33,792): row-major then reads
+ * 132 B panels for one A panel. Not measured.
+ *
+ * What to look for: ncu's lts__t_sector_hit_rate and dram__bytes_read against stage 6's at
+ * 8192^3 and at a wide N; at 4096^3 they should match. */
 #include <stdlib.h>
 
 #include "stage.h"
