@@ -52,8 +52,12 @@ $(shell mkdir -p $(BUILD); [ "$$(cat $(ARCH_STAMP) 2>/dev/null)" = "$(ARCH)" ] |
 
 CFLAGS    := -std=c11 -O2 -Wall -Wextra -Werror -Wno-format-truncation \
              -Wno-missing-field-initializers -MMD -MP -Icommon -I$(CUDA_HOME)/include
+# A register spill is an error on the architectures the course is measured on; on another one
+# (ARCH=sm_86, sm_120, ...) ptxas's register budget differs and a spill is allowed, not fatal:
+# 03's cluster stage spills a few bytes on sm_120.
+SPILLS_FATAL := $(if $(filter all sm_80 sm_89 sm_90a,$(ARCH)),-Xptxas -warn-spills)
 NVCCFLAGS := -std=c++17 -O3 -lineinfo -MMD -MP -Icommon --Werror all-warnings \
-             -Xcompiler -Wall,-Wextra,-Werror -Xptxas -warn-spills
+             -Xcompiler -Wall,-Wextra,-Werror $(SPILLS_FATAL)
 LDLIBS    := -lcublasLt -lcublas -lm
 
 COMMON_C    := $(wildcard common/*.c)
