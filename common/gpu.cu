@@ -18,6 +18,29 @@ __global__ void fill_uniform_kernel(T *p, long n, uint64_t seed, float lo, float
         p[i] = from_float<T>(rng_uniform(seed, (uint64_t)i, lo, hi));
 }
 
+/* The fill kernel stands for every generic kernel of the build: compiled by the same rules, so
+ * if it has no image for this GPU, neither has any other. */
+extern "C" int gpu_image_check(char *err, size_t errlen) {
+    cudaFuncAttributes a;
+    const cudaError_t e = cudaFuncGetAttributes(&a, fill_uniform_kernel<float>);
+    if (e == cudaSuccess) return 0;
+    (void)cudaGetLastError();
+    int dev = 0, major = 0, minor = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    const int cc = major * 10 + minor;
+    if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction ||
+        e == cudaErrorUnsupportedPtxVersion)
+        snprintf(err, errlen, "this build has no code for this GPU (sm_%d): rebuild for it with "
+                              "`make clean && make ARCH=sm_%d%s` (plain `make` on this machine "
+                              "picks its GPU) [%s]",
+                 cc, cc, cc == 90 ? "a" : "", cudaGetErrorName(e));
+    else
+        snprintf(err, errlen, "cannot query the kernels of this build: %s", cudaGetErrorString(e));
+    return -1;
+}
+
 template <typename T>
 static void fill(T *p, long n, uint64_t seed, float lo, float hi, cudaStream_t s) {
     if (n <= 0) return;

@@ -19,6 +19,11 @@
 extern "C" {
 #endif
 
+/* Whether this build holds code for the GPU (SASS or PTX the driver can compile): a build for
+ * other architectures fails every launch with "no kernel image". Returns 0, or -1 with a message
+ * that names the GPU's architecture and the make line that builds for it. */
+int gpu_image_check(char *err, size_t errlen);
+
 /* A failed CUDA call leaves no trustworthy state behind: report it and stop with exit code 1. */
 #define CUDA_CHECK(call)                                                                           \
     do {                                                                                           \

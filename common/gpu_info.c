@@ -65,6 +65,17 @@ int gpu_open(gpu_report *g, char *err, size_t errlen) {
     g->device = dev;
     g->cc = p.major * 10 + p.minor;
     snprintf(g->name, sizeof g->name, "%s", p.name);
+    if (gpu_image_check(err, errlen) != 0) return EXIT_NO_GPU;
+    const int fake = arch_cc_override(getenv("HARNESS_CC"));
+    if (fake < 0) {
+        snprintf(err, errlen, "HARNESS_CC=%s: not a compute capability such as 86 or 120",
+                 getenv("HARNESS_CC"));
+        return EXIT_BAD_USAGE;
+    }
+    g->rows_cc = fake ? fake : g->cc;
+    if (fake)
+        fprintf(stderr, "HARNESS_CC=%d: rows are kept or skipped as on an sm_%d GPU; those kept "
+                        "run on this %s (sm_%d)\n", fake, fake, g->name, g->cc);
     g->sms = p.multiProcessorCount;
     int khz = 0;
     cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev);
@@ -111,13 +122,6 @@ bool gpu_fits(const gpu_report *g, double bytes) {
     /* Keep room for the L2 flush buffer, the library's workspace and the context. */
     double headroom = 4.0 * (double)g->l2_bytes + 512.0 * (1 << 20);
     return bytes + headroom <= (double)g->free_bytes;
-}
-
-const char *arch_skip_reason(kernel_arch arch, int cc) {
-    if (cc < 80) return "skip: needs sm_80";
-    if (arch == ARCH_SM80 && cc < 80) return "skip: needs sm_80";
-    if (arch == ARCH_SM90A && cc != 90) return "skip: needs sm_90a";
-    return NULL;
 }
 
 void print_sass_spec(FILE *f, const char *chapter, const kernel_info *k) {

@@ -63,6 +63,11 @@ const char *exercise_name(const char *stage_name, char *buf, size_t len);
 /* Why a row cannot run on this GPU, or NULL if it can. cc is major*10+minor. */
 const char *arch_skip_reason(kernel_arch arch, int cc);
 
+/* HARNESS_CC=NN (e.g. 86, 120): keep and skip rows as on a GPU of compute capability NN, to see
+ * what a learner with that GPU gets; the rows that are kept still run on this GPU. Returns the
+ * value, 0 when unset, -1 when not a compute capability. */
+int arch_cc_override(const char *value);
+
 /* One line per stage for the SASS test:
  * "chapter<TAB>name<TAB>arch<TAB>symbol<TAB>must<TAB>must_not" (arch: "sm_90a" or "all"). */
 void print_sass_spec(FILE *f, const char *chapter, const kernel_info *info);
@@ -213,6 +218,7 @@ uint8_t f32_to_e4m3(float f);     /* round to nearest even, saturate to +-448, N
 typedef struct {
     int device;
     int cc;                 /* compute capability, major*10 + minor */
+    int rows_cc;            /* the one rows are kept or skipped by: cc, or HARNESS_CC */
     char name[256];
     int sms;
     int sm_clock_mhz, mem_clock_mhz, bus_width_bits;

@@ -148,7 +148,7 @@ static row_result run_row(const chapter *ch, const row_entry *r, bool exercise, 
     memset(&res, 0, sizeof res);
     char name[128];
     row_name(r, exercise, name, sizeof name);
-    const char *skip = arch_skip_reason(r->info.arch, g->cc);
+    const char *skip = arch_skip_reason(r->info.arch, g->rows_cc);
     if (skip) {
         res.status = ST_SKIP;
         snprintf(res.text, sizeof res.text, "%s", skip);

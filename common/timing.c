@@ -32,6 +32,13 @@ static int launch_error(char *err, size_t len, bool sync) {
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess && sync) e = cudaStreamSynchronize(stream);
     if (e == cudaSuccess) return 0;
+    if (e == cudaErrorNoKernelImageForDevice) { /* a build without this GPU: say how to fix it */
+        char why[512];
+        if (gpu_image_check(why, sizeof why) != 0) fprintf(stderr, "%s\n", why);
+        else fprintf(stderr, "a kernel of this build has no code for this GPU: rebuild with "
+                             "`make clean && make` on this machine\n");
+        exit(EXIT_NO_GPU);
+    }
     snprintf(err, len, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
     return -1;
 }

@@ -206,6 +206,31 @@ for ch in "$@"; do
     fi
 done
 
+# PTX beside the SASS: every generic kernel object carries the PTX of its newest architecture, so
+# that a GPU newer than the build's list (Blackwell) compiles it at the first run; *_sm90a.cu
+# objects carry sm_90a SASS alone (wgmma exists on no other GPU). One line per chapter.
+if [ -n "$CUOBJDUMP" ]; then
+    for ch in "$@"; do
+        generic=0 with_ptx=0 hopper=0 hopper_ok=0 missing=""
+        for src in "$ch"/kernels/*.cu; do
+            obj=$BUILD/$ch/kernels/$(basename "${src%.cu}").o
+            [ -f "$obj" ] || { missing="$missing $obj"; continue; }
+            if [[ $src == *_sm90a.cu ]]; then
+                hopper=$((hopper + 1))
+                "$CUOBJDUMP" --list-elf "$obj" 2>/dev/null | grep -q 'sm_90a\.cubin' &&
+                    ! "$CUOBJDUMP" --list-ptx "$obj" 2>/dev/null | grep -q '\.ptx' && hopper_ok=$((hopper_ok + 1))
+            else
+                generic=$((generic + 1))
+                "$CUOBJDUMP" --list-ptx "$obj" 2>/dev/null | grep -q '\.ptx' && with_ptx=$((with_ptx + 1))
+            fi
+        done
+        if [ -n "$missing" ]; then result FAIL "ptx: $ch: not built:$missing"
+        elif [ $with_ptx = $generic ] && [ $hopper_ok = $hopper ]; then
+            result PASS "ptx: $ch: $generic generic objects carry PTX, $hopper sm_90a objects SASS only"
+        else result FAIL "ptx: $ch: $with_ptx of $generic generic objects carry PTX, $hopper_ok of $hopper sm_90a objects as built for sm_90a alone"; fi
+    done
+fi
+
 # make compare-NN's static columns (common/compare.sh) on two kernels that differ on purpose
 # (tests/compare_fixture_sm90a.cu): 128-bit loads in one, local memory in the other.
 fixture=$BUILD/tests/compare_fixture_sm90a.cubin

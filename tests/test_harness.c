@@ -158,6 +158,27 @@ static void test_args(void) {
            "args: ex_ names rejected where a chapter has no exercises");
 }
 
+/* What runs where: a learner's GPU, by compute capability. */
+static void test_arch(void) {
+    EXPECT(arch_skip_reason(ARCH_ANY, 90) == NULL && arch_skip_reason(ARCH_SM80, 90) == NULL &&
+               arch_skip_reason(ARCH_SM90A, 90) == NULL,
+           "arch: Hopper (sm_90) runs every row");
+    EXPECT(arch_skip_reason(ARCH_ANY, 86) == NULL && arch_skip_reason(ARCH_SM80, 86) == NULL &&
+               arch_skip_reason(ARCH_SM90A, 86) && !strcmp(arch_skip_reason(ARCH_SM90A, 86), "skip: needs sm_90a"),
+           "arch: Ampere (sm_86) skips only the sm_90a rows");
+    EXPECT(arch_skip_reason(ARCH_SM80, 89) == NULL && arch_skip_reason(ARCH_SM90A, 89) != NULL,
+           "arch: Ada (sm_89) skips only the sm_90a rows");
+    EXPECT(arch_skip_reason(ARCH_ANY, 120) == NULL && arch_skip_reason(ARCH_SM80, 100) == NULL &&
+               arch_skip_reason(ARCH_SM90A, 100) != NULL && arch_skip_reason(ARCH_SM90A, 120) != NULL,
+           "arch: Blackwell (sm_100, sm_120) runs the generic rows, not wgmma");
+    EXPECT(arch_skip_reason(ARCH_ANY, 75) != NULL && arch_skip_reason(ARCH_SM80, 75) != NULL,
+           "arch: Turing (sm_75) runs nothing: everything needs sm_80");
+    EXPECT(arch_cc_override(NULL) == 0 && arch_cc_override("") == 0 && arch_cc_override("86") == 86 &&
+               arch_cc_override("120") == 120 && arch_cc_override("sm_86") == -1 &&
+               arch_cc_override("8.6") == -1 && arch_cc_override("5") == -1,
+           "arch: HARNESS_CC parses 86 and 120, refuses sm_86, 8.6, 5");
+}
+
 static void test_plot_args(void) {
     run_args a;
     char err[256];
@@ -432,6 +453,7 @@ int main(void) {
     test_table();
     test_conversions();
     test_tensor_map();
+    test_arch();
     test_plot_args();
     test_plot();
     return failures ? 1 : 0;
