@@ -16,7 +16,7 @@ extern "C" {
  * leaves n/128 partials, the next n/128^2, ...; 8192 covers a grid of resident blocks. */
 #define REDUCE_SCRATCH_FLOATS(n) ((n) / 64 + 8192)
 
-/* Stage 10's tuning: REDUCE_CONFIG=0..REDUCE_NCONFIGS-1 (README, "Tuning"). */
+/* Stage 10's tuning: REDUCE_CONFIG=0..REDUCE_NCONFIGS-1 (README, "Tuning notes"). */
 #define REDUCE_NCONFIGS 12
 
 #define REDUCE_LAUNCHERS(p)                                                                        \

@@ -333,7 +333,7 @@ int main(int argc, char **argv) {
         .summary = "Chapter 03: row-wise softmax of a rows x cols matrix in fp32 and fp16 (fp32\n"
                    "math), every stage checked against an fp64 softmax and timed against\n"
                    "cudaMemcpy. SOFTMAX_CONFIG and SOFTMAX_CLUSTER_CONFIG pick the tuning\n"
-                   "presets of stages 5 and 6 (README, \"Tuning\").",
+                   "presets of stages 5 and 6 (README, \"Tuning notes\").",
         .ndims = 2,
         .dim_names = {"rows", "cols"},
         .dim_help = {"rows of the matrix (default 4096)",

@@ -4,7 +4,7 @@
 # its target), it prints the number of instructions, of FFMAs, and of FFMAs whose source
 # registers not marked .reuse include two in the same bank, taking the bank of Rn as n mod 2.
 # That model is ours, not NVIDIA's documentation; it tracks the measured speed of the tuned
-# stage's configurations (README, "Tuning").
+# stage's configurations (README, "Tuning notes").
 # usage: 04_sgemm/ffma_banks.sh BINARY PATTERN [ARCH]
 #   e.g. 04_sgemm/ffma_banks.sh build/bin/04_sgemm 'tuned_kernelILi128ELi256ELi8E'
 # PATTERN is a grep -E regex on the mangled name (cuobjdump -sass lists them); the first
