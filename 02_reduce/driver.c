@@ -232,7 +232,7 @@ int main(int argc, char **argv) {
         .name = "02_reduce",
         .summary = "Chapter 02: the sum (and max) of n fp32 values, from Harris's seven steps to a\n"
                    "single-launch kernel, checked exactly and timed against CUB and cudaMemcpy.\n"
-                   "REDUCE_CONFIG=0..11 selects stage 10's configuration (README, "Tuning notes").",
+                   "REDUCE_CONFIG=0..11 selects stage 10's configuration (README, Tuning notes).",
         .ndims = 1,
         .dim_names = {"n"},
         .dim_help = {"elements (default 2^28: a 1 GiB fp32 array)"},

@@ -270,7 +270,7 @@ int main(int argc, char **argv) {
             "Chapter 05: C = A * B, fp16 in and out with fp32 accumulation, A row-major, B\n"
             "column-major (TN), on the tensor cores with WMMA and mma.sync; every stage checked\n"
             "against cuBLAS (itself spot-checked in fp64) and timed against it.\n"
-            "HGEMM_CONFIG=0..7 picks the final stage's tile configuration (README, "Tuning notes").",
+            "HGEMM_CONFIG=0..7 picks the final stage's tile configuration (README, Tuning notes).",
         .ndims = 3,
         .dim_names = {"m", "n", "k"},
         .dim_help = {"rows of A and C (default 4096)", "columns of B and C (default 4096)",
