@@ -231,6 +231,24 @@ if [ -n "$CUOBJDUMP" ]; then
     done
 fi
 
+# The lessons' figures are drawn by NN_topic/figures.sh: regenerated in a copy of the chapter,
+# they must equal the committed figures/*.svg (a figure that drifted from its script, or a
+# script that no longer runs, fails here).
+for ch in "$@"; do
+    [ -f "$ch/figures.sh" ] || continue
+    tmp=$(mktemp -d)
+    cp -r "$ch" "$tmp/"
+    rm -rf "$tmp/$ch/figures"
+    if ! bash "$tmp/$ch/figures.sh" >/dev/null 2>"$tmp/err"; then
+        result FAIL "figures: $ch/figures.sh failed: $(tail -n 1 "$tmp/err")"
+    elif diff -r -q "$ch/figures" "$tmp/$ch/figures" >"$tmp/diff" 2>&1; then
+        result PASS "figures: $ch/figures.sh reproduces $(ls "$ch/figures" | wc -l) figures"
+    else
+        result FAIL "figures: $ch/figures differ from what figures.sh draws: $(head -n 1 "$tmp/diff")"
+    fi
+    rm -rf "$tmp"
+done
+
 # make compare-NN's static columns (common/compare.sh) on two kernels that differ on purpose
 # (tests/compare_fixture_sm90a.cu): 128-bit loads in one, local memory in the other.
 fixture=$BUILD/tests/compare_fixture_sm90a.cubin
