@@ -130,18 +130,19 @@ typedef struct {
     CUtensorMap map_a, map_b;
 } gemm06_maps;
 
-/* A K-major operand, rows x K bf16: dims innermost first {K, rows}, rows K * 2 bytes apart,
- * boxes of 64 k (128 bytes, the swizzle span) by box_rows, zeros outside the tensor. */
-static inline int gemm06_encode_operand(CUtensorMap *map, const void *base, int rows, int K,
+/* A row-major rows x cols tensor of 2-byte elements (a K-major operand: cols = K; or C): dims
+ * innermost first {cols, rows}, rows cols * 2 bytes apart, boxes of 64 columns (128 bytes, the
+ * swizzle span) by box_rows, zeros outside the tensor. */
+static inline int gemm06_encode_2d(CUtensorMap *map, const void *base, int rows, int cols,
                                         unsigned box_rows, char *err, size_t len) {
     tensor_map_desc d;
     memset(&d, 0, sizeof d);
     d.base = base;
     d.type = TMAP_BF16;
     d.rank = 2;
-    d.dims[0] = (uint64_t)K;
+    d.dims[0] = (uint64_t)cols;
     d.dims[1] = (uint64_t)rows;
-    d.strides[0] = (uint64_t)K * 2;
+    d.strides[0] = (uint64_t)cols * 2;
     d.box[0] = GEMM06_BK;
     d.box[1] = box_rows;
     d.swizzle = TMAP_SWIZZLE_128B;
@@ -163,8 +164,8 @@ static inline const gemm06_maps *gemm06_maps_for(const bf16_t *A, const bf16_t *
     }
     gemm06_maps m;
     m.A = A, m.B = B, m.M = M, m.N = N, m.K = K, m.a_rows = a_rows, m.b_rows = b_rows;
-    if (gemm06_encode_operand(&m.map_a, A, M, K, a_rows, err, len) != TENSOR_MAP_OK ||
-        gemm06_encode_operand(&m.map_b, B, N, K, b_rows, err, len) != TENSOR_MAP_OK)
+    if (gemm06_encode_2d(&m.map_a, A, M, K, a_rows, err, len) != TENSOR_MAP_OK ||
+        gemm06_encode_2d(&m.map_b, B, N, K, b_rows, err, len) != TENSOR_MAP_OK)
         return NULL;
     gemm06_maps *slot = &cache[next];
     *slot = m;
@@ -188,20 +189,8 @@ static inline const CUtensorMap *gemm06_store_map_for(const bf16_t *C, int M, in
     static int used, next;
     for (int i = 0; i < used; i++)
         if (cache[i].C == C && cache[i].M == M && cache[i].N == N) return &cache[i].map;
-    tensor_map_desc d;
-    memset(&d, 0, sizeof d);
-    d.base = C;
-    d.type = TMAP_BF16;
-    d.rank = 2;
-    d.dims[0] = (uint64_t)N;
-    d.dims[1] = (uint64_t)M;
-    d.strides[0] = (uint64_t)N * 2;
-    d.box[0] = 64;
-    d.box[1] = 64;
-    d.swizzle = TMAP_SWIZZLE_128B;
-    d.fill = TMAP_FILL_ZERO;
     gemm06_store_map m = {C, M, N, {}};
-    if (tensor_map_encode(&m.map, &d, err, len) != TENSOR_MAP_OK) return NULL;
+    if (gemm06_encode_2d(&m.map, C, M, N, 64, err, len) != TENSOR_MAP_OK) return NULL;
     gemm06_store_map *slot = &cache[next];
     *slot = m;
     next = (next + 1) % 8;

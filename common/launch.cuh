@@ -30,6 +30,28 @@ typedef struct {
     cudaStream_t stream;
 } launch_cfg;
 
+/* How many clusters of `cluster` blocks of cfg can be resident at once
+ * (cudaOccupancyMaxActiveClusters); 0, with the error cleared, if the runtime refuses. */
+static inline int launch_max_clusters(const void *kernel, const launch_cfg *cfg, unsigned cluster) {
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = cfg->grid;
+    c.blockDim = cfg->block;
+    c.dynamicSmemBytes = cfg->smem;
+    c.attrs = &attr;
+    c.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &c) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return clusters;
+}
+
 /* Raises the kernel's limits for cfg and checks that cfg can run here, once per (kernel, smem,
  * cluster) and translation unit. Returns LAUNCH_OK or launch_unsupported(reason). */
 static inline int launch_prepare(const void *kernel, const launch_cfg *cfg) {
@@ -75,27 +97,10 @@ static inline int launch_prepare(const void *kernel, const launch_cfg *cfg) {
             cudaGetLastError();
             verdict = launch_unsupported("this GPU refuses clusters of %u blocks", cluster);
         }
-        if (verdict == LAUNCH_OK && cluster > 1) {
-            cudaLaunchAttribute attr;
-            attr.id = cudaLaunchAttributeClusterDimension;
-            attr.val.clusterDim.x = cluster;
-            attr.val.clusterDim.y = 1;
-            attr.val.clusterDim.z = 1;
-            cudaLaunchConfig_t c = {};
-            c.gridDim = cfg->grid;
-            c.blockDim = cfg->block;
-            c.dynamicSmemBytes = cfg->smem;
-            c.attrs = &attr;
-            c.numAttrs = 1;
-            int clusters = 0;
-            if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &c) != cudaSuccess ||
-                clusters < 1) {
-                cudaGetLastError();
-                verdict = launch_unsupported("this GPU cannot place a cluster of %u blocks of %u "
-                                             "threads with %zu KiB of shared memory each",
-                                             cluster, threads, cfg->smem / 1024);
-            }
-        }
+        if (verdict == LAUNCH_OK && cluster > 1 && launch_max_clusters(kernel, cfg, cluster) < 1)
+            verdict = launch_unsupported("this GPU cannot place a cluster of %u blocks of %u "
+                                         "threads with %zu KiB of shared memory each",
+                                         cluster, threads, cfg->smem / 1024);
     }
     if (nseen < (int)(sizeof seen / sizeof seen[0]))
         seen[nseen++] = (prepared){kernel, cfg->smem, cluster, threads, verdict};
@@ -107,23 +112,7 @@ static inline int launch_prepare(const void *kernel, const launch_cfg *cfg) {
  * free SMs). 0 if cfg cannot run here (launch_prepare says why). Ask once and keep the answer. */
 static inline int launch_resident_clusters(const void *kernel, const launch_cfg *cfg) {
     if (launch_prepare(kernel, cfg) != LAUNCH_OK) return 0;
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = cfg->cluster > 1 ? cfg->cluster : 1;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cudaLaunchConfig_t c = {};
-    c.gridDim = cfg->grid;
-    c.blockDim = cfg->block;
-    c.dynamicSmemBytes = cfg->smem;
-    c.attrs = &attr;
-    c.numAttrs = 1;
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &c) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return clusters;
+    return launch_max_clusters(kernel, cfg, cfg->cluster > 1 ? cfg->cluster : 1);
 }
 
 /* Enqueues kernel<<<cfg>>>(args...) with its cluster shape. The arguments are converted to the
