@@ -315,15 +315,17 @@ static const char *dtype(const row_entry *r) {
 
 /* The first five are small enough for --quick (the sanitizer, with the CPU reference): one
  * whole tile, two stage-2 blocks side by side, M = 1, N = 1, and odd M and N with a K tail of 8
- * (72 = 64 + 8). Then the issue's larger odd shapes, which give stage 8 its 128 x 64 and
- * 128 x 128 tiles (4097 x 511), and two that give it 128 x 256 tiles: an odd number of tile rows
- * (the last pair's second block is past M), a last column tile 8 wide and a K tail (2049 x 2056
- * x 136); and N % 8 != 0 (2048 x 2047: the epilogue from registers). */
+ * (72 = 64 + 8); stage 8 takes its 64 x 128 tile at all of them. Then the issue's larger odd
+ * shapes (4097 x 511: 64 x 128 again; 8192 x 256: 128 x 128), and three that give stage 8 its
+ * wider tiles with an odd number of tile rows (the last pair's second block is past M), a last
+ * column tile 8 wide and a K tail: 2049 x 2056 x 136 (128 x 128) and 1025 x 3080 x 136
+ * (128 x 256); and N % 8 != 0 (2048 x 2047, 128 x 256: the epilogue from registers). */
 static const shape TEST_SHAPES[] = {{{64, 64, 64}},       {{128, 256, 64}},
                                     {{1, 256, 64}},       {{256, 1, 64}},
                                     {{33, 200, 72}},      {{1000, 1000, 1000}},
                                     {{4097, 511, 264}},   {{8192, 256, 8192}},
-                                    {{2049, 2056, 136}},  {{2048, 2047, 64}}};
+                                    {{2049, 2056, 136}},  {{1025, 3080, 136}},
+                                    {{2048, 2047, 64}}};
 static const shape BENCH_SHAPES[] = {{{512, 512, 512}},    {{1024, 1024, 1024}},
                                      {{2048, 2048, 2048}}, {{4096, 4096, 4096}},
                                      {{8192, 8192, 8192}}, {{4096, 14336, 4096}},

@@ -57,8 +57,8 @@ GEMM06_LAUNCHERS(ex_)
 #define GEMM06_SMEM_CLUSTERS GEMM06_SMEM_WARP_SPECIALIZED
 /* Stage 7: 3 slots and two 32 KiB staging areas for C (one per consumer warpgroup). */
 #define GEMM06_SMEM_EPILOGUE (3 * (128 + 256) * 128 + 2 * 64 * 256 * 2 + 1024)
-/* Stage 8, any tile width BN (128 x BN tiles): 4, 6 or 8 slots for BN = 256, 128, 64, and two
- * 8 KiB staging boxes per consumer; 225 KiB in each case. */
+/* Stage 8, tiles of 128 x 256, 128 x 128 or 64 x 128: 4, 6 or 8 slots, and two 8 KiB staging
+ * boxes per consumer; at most 225 KiB (the 128 x 256 tile's). */
 #define GEMM06_SMEM_FINAL (4 * (128 + 256) * 128 + 2 * 2 * 8192 + 1024)
 
 #ifdef __cplusplus

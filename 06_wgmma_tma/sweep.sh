@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Chapter 06's design sweeps, the numbers behind the README's "which depth", "which tile
-# order" and stage 8's "which tile width" tables (needs a GPU; run by tests/device_run.sh
+# order" and stage 8's "which tile" tables (needs a GPU; run by tests/device_run.sh
 # sweep, or by hand):
 #   bash 06_wgmma_tma/sweep.sh [OUTDIR [PART...]]   (default results/sweep06, every part)
-# PART: depth (stage 3's ring), order (stage 5's tile order), final (stage 8's tile width,
+# PART: depth (stage 3's ring), order (stage 5's tile order), final (stage 8's tile,
 # tile order, group height, and its balanced grid against every resident cluster).
 # Each line of a table is one run of the chapter binary with cuBLAS timed beside the stage.
 set -u
@@ -23,14 +23,26 @@ done
         --save "$out/order_$order" >"$out/order_$order.txt" 2>&1
     echo "== persistent order $order exit $?" >>"$out/order_$order.txt"
 done
-# Stage 8: the tile width of each size class, and the tile order again (over pairs of rows).
+# Stage 8: each tile forced, at the bench shapes and at sizes between the size classes and
+# with a small M or N (the size rule, pick_tile, comes from these), then the tile order again
+# (over pairs of rows).
 squares=(--m 512,1024,2048,4096,8192,4096,4096 --n 512,1024,2048,4096,8192,14336,4096
          --k 512,1024,2048,4096,8192,4096,14336)
-[[ $parts == *" final "* ]] && for bn in 64 128 256; do
-    GEMM06_FINAL_BN=$bn "$bin" --kernel cublas --kernel final "${squares[@]}" \
-        --save "$out/final_bn$bn" >"$out/final_bn$bn.txt" 2>&1
-    echo "== final BN $bn exit $?" >>"$out/final_bn$bn.txt"
+between=(--m 768,1024,1536,3072,256,128,64,4096 --n 768,2048,1536,3072,4096,4096,4096,128
+         --k 768,1024,1536,3072,4096,4096,4096,4096)
+[[ $parts == *" final "* ]] && for tile in 128x256 128x128 64x128; do
+    GEMM06_FINAL_TILE=$tile "$bin" --kernel cublas --kernel final "${squares[@]}" \
+        --save "$out/final_tile$tile" >"$out/final_tile$tile.txt" 2>&1
+    echo "== final tile $tile exit $?" >>"$out/final_tile$tile.txt"
+    GEMM06_FINAL_TILE=$tile "$bin" --kernel cublas --kernel final "${between[@]}" --iters 50 \
+        --save "$out/final_between_tile$tile" >"$out/final_between_tile$tile.txt" 2>&1
+    echo "== final tile $tile between the classes exit $?" >>"$out/final_between_tile$tile.txt"
 done
+[[ $parts == *" final "* ]] && {
+    "$bin" --kernel cublas --kernel final "${between[@]}" --iters 50 \
+        --save "$out/final_between_picked" >"$out/final_between_picked.txt" 2>&1
+    echo "== final, the picked tile, between the classes exit $?" >>"$out/final_between_picked.txt"
+}
 [[ $parts == *" final "* ]] && for order in rows grouped hilbert; do
     GEMM06_TILE_ORDER=$order "$bin" --kernel cublas --kernel final "${sizes[@]}" \
         --save "$out/final_order_$order" >"$out/final_order_$order.txt" 2>&1

@@ -2,20 +2,23 @@
  * and any M and N.
  *
  * What changes from stage 7.
- *  - A configuration per size class. A 128 x 256 tile is the most efficient per flop (the
- *    widest wgmma, the fewest operand bytes per product), but a persistent grid is only as
- *    fast as its busiest SM: at 1024^3 there are 32 such tiles for 132 SMs, and 100 SMs idle.
- *    The kernel is a template over the tile width BN = 256, 128 or 64 (wgmma m64nBNk16 per
- *    consumer; 128 x BN per block), and the launcher takes the widest BN whose tiles keep
- *    (nearly) every SM busy (launch_sized). Narrower tiles leave room for a deeper ring (6
- *    and 8 slots), which a short K loop needs more than a long one: its first loads are not
- *    hidden behind anything.
+ *  - A tile per size. A 128 x 256 tile is the most efficient per flop (the widest wgmma, the
+ *    fewest operand bytes per product), but a persistent grid is only as fast as its busiest
+ *    SM: at 1024^3 there are 32 such tiles for 132 SMs, and 100 SMs idle. The kernel is a
+ *    template over the tile: 128 x 256 and 128 x 128 (two consumers, m64n256 / m64n128 each)
+ *    and 64 x 128 (one consumer, m64n128). The launcher estimates each one's time as rounds x
+ *    tile area / the tile's measured rate and takes the least (pick_tile). Why 64 x 128 and
+ *    not 128 x 64 for small sizes, with the same area: a wgmma reads its A and B tiles from
+ *    shared memory for every k16 step, m64n64 4 KiB per 32 clocks of math and m64n128 6 KiB
+ *    per 64, and shared memory gives 128 bytes per clock (README, "Stage 8"). Smaller tiles
+ *    leave room for a deeper ring (6 and 8 slots), which a short K loop needs more than a
+ *    long one: its first loads are not hidden behind anything.
  *  - A staging area of two 8 KiB boxes per consumer instead of a whole 64 x BN half-tile:
  *    the fragment leaves one 64 x 64 box at a time (stmatrix, fence, named barrier, TMA
  *    store) through the two buffers in turn, counting boxes across tiles, and a buffer is
  *    rewritten once the store two boxes back has read it (tma_store_wait<1>). That frees the
- *    room for a 4th slot at BN = 256 (4 x 48 + 32 + 1 = 225 KiB).
- *    GEMM06_FINAL_BN=64|128|256 forces one (the README's sweep).
+ *    room for a 4th slot at 128 x 256 (4 x 48 + 32 + 1 = 225 KiB).
+ *    GEMM06_FINAL_TILE=128x256|128x128|64x128 forces one (the README's sweep).
  *  - fp16. The same kernel with T = f16_t: wgmma.f32.f16.f16 instead of .bf16, and the
  *    epilogue rounds to fp16. The tensor maps are the same: TMA moves 2-byte elements without
  *    looking at them, and the zero fill is zero bits in both formats.
@@ -30,6 +33,7 @@
  *
  * Shapes: any M and N >= 1, K % 8 == 0. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,23 +52,27 @@
 #include "ptx/tma.cuh"
 #include "ptx/wgmma.cuh"
 
-#define BM 128
 #define BK GEMM06_BK
-#define CONSUMERS 2
 #define CLUSTER 2
-#define THREADS (128 * (1 + CONSUMERS))
 
-/* Slots per tile width: as many as fit beside the staging, two 8 KiB boxes per consumer. */
-template <int BN> struct final_shape {
-    static constexpr int depth = BN == 256 ? 4 : BN == 128 ? 6 : 8;
-    static constexpr int a_bytes = BM * BK * 2, b_half_bytes = BN / CLUSTER * BK * 2;
-    static constexpr int slot_bytes = (BM + BN) * BK * 2;
+/* A tile of 64 * CONS rows (one 64-row half per consumer warpgroup) by BN columns. Slots: as
+ * many as fit beside the staging, two 8 KiB boxes per consumer. */
+template <int BN, int CONS> struct final_shape {
+    static constexpr int bm = 64 * CONS, threads = 128 * (1 + CONS);
+    static constexpr int slot_bytes = (bm + BN) * BK * 2;
     static constexpr int staging_bytes = 2 * 8192; /* one consumer's two boxes of 64 x 64 */
-    static constexpr int smem = depth * slot_bytes + CONSUMERS * staging_bytes + 1024;
+    static constexpr int depth =
+        (GEMM06_SMEM_FINAL - CONS * staging_bytes - 1024) / slot_bytes < 8
+            ? (GEMM06_SMEM_FINAL - CONS * staging_bytes - 1024) / slot_bytes
+            : 8;
+    static constexpr int a_bytes = bm * BK * 2, b_half_bytes = BN / CLUSTER * BK * 2;
+    static constexpr int smem = depth * slot_bytes + CONS * staging_bytes + 1024;
 };
-static_assert(final_shape<256>::smem == GEMM06_SMEM_FINAL, "gemm06.h agrees");
-static_assert(final_shape<128>::smem == GEMM06_SMEM_FINAL, "gemm06.h agrees");
-static_assert(final_shape<64>::smem == GEMM06_SMEM_FINAL, "gemm06.h agrees");
+static_assert(final_shape<256, 2>::depth == 4 && final_shape<256, 2>::smem == GEMM06_SMEM_FINAL,
+              "gemm06.h agrees");
+static_assert(final_shape<128, 2>::depth == 6, "slots");
+static_assert(final_shape<128, 1>::depth == 8 && final_shape<128, 1>::smem <= GEMM06_SMEM_FINAL,
+              "slots");
 
 template <typename T, int BN>
 static __device__ __forceinline__ void mma_k16(float (&d)[BN / 2], uint64_t a, uint64_t b) {
@@ -72,14 +80,14 @@ static __device__ __forceinline__ void mma_k16(float (&d)[BN / 2], uint64_t a, u
     else wgmma_bf16_ss<BN>(d, a, b, 1);
 }
 
-template <typename T, int BN>
-static __global__ void __launch_bounds__(THREADS, 1)
+template <typename T, int BN, int CONS>
+static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
     final_kernel(const __grid_constant__ CUtensorMap map_a,
                  const __grid_constant__ CUtensorMap map_b,
                  const __grid_constant__ CUtensorMap map_c, T *__restrict__ C, int M, int N, int K,
                  const gemm06_tiles pairs, const int tma_store) {
-    using S = final_shape<BN>;
-    constexpr int DEPTH = S::depth;
+    using S = final_shape<BN, CONS>;
+    constexpr int DEPTH = S::depth, BM = S::bm;
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) unsigned long long full[DEPTH], empty[DEPTH];
     const unsigned ring = smem_addr(align1024(smem));
@@ -95,7 +103,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
         if (tma_store) tma_prefetch_map(&map_c);
         for (int s = 0; s < DEPTH; s++) {
             mbarrier_init(smem_addr(&full[s]), 1);
-            mbarrier_init(smem_addr(&empty[s]), CLUSTER * CONSUMERS * 4);
+            mbarrier_init(smem_addr(&empty[s]), CLUSTER * CONS * 4);
         }
         fence_mbarrier_init_cluster();
     }
@@ -173,7 +181,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
                 continue;
             }
             /* One box at a time through two buffers, taken in turn by a count of boxes that
-             * runs on across tiles (a 128 x 64 tile has one box per consumer): a buffer may be
+             * runs on across tiles (so that any number of boxes per tile would do): a buffer may be
              * written once the store two boxes back, which read it, is done reading, i.e. at
              * most one store group is pending. */
 #pragma unroll
@@ -210,15 +218,19 @@ static int group_rows_from_env(void) {
     return rows;
 }
 
-/* GEMM06_FINAL_BN, read once: 0 when unset, -1 when not 64, 128 or 256. */
-static int forced_bn(void) {
-    static int bn = -2;
-    if (bn == -2) {
-        const char *e = getenv("GEMM06_FINAL_BN");
-        bn = !e || !*e ? 0 : !strcmp(e, "64") ? 64 : !strcmp(e, "128") ? 128
-                                          : !strcmp(e, "256") ? 256 : -1;
+/* A forced tile, read once from GEMM06_FINAL_TILE (128x256, 128x128 or 64x128; the README's
+ * sweep), as rows * 1000 + columns: 0 when unset, -1 when it is none of those. */
+static int forced_tile(void) {
+    static int tile = -2;
+    if (tile == -2) {
+        const char *t = getenv("GEMM06_FINAL_TILE");
+        tile = !t || !*t                 ? 0
+               : !strcmp(t, "128x256") ? 128256
+               : !strcmp(t, "128x128") ? 128128
+               : !strcmp(t, "64x128")  ? 64128
+                                       : -1;
     }
-    return bn;
+    return tile;
 }
 
 /* The grid. A persistent cluster computes ceil(pairs / clusters) pairs at most, so launching
@@ -235,15 +247,16 @@ static long balanced_clusters(long pairs, long resident) {
     return (pairs + rounds - 1) / rounds;
 }
 
-template <typename T, int BN>
+template <typename T, int BN, int CONS>
 static int launch_final(const T *A, const T *B, T *C, int M, int N, int K, int order,
                         cudaStream_t stream) {
     /* the schedule's grid: pairs of tile rows by tile columns */
-    const long rows = (blocks_for(M, BM) + CLUSTER - 1) / CLUSTER, cols = blocks_for(N, BN);
+    using S = final_shape<BN, CONS>;
+    const long rows = (blocks_for(M, S::bm) + CLUSTER - 1) / CLUSTER, cols = blocks_for(N, BN);
     if (rows > 65535 || cols > 65535 || rows * cols > 0x7fffffffL)
         return launch_unsupported("more than 65535 tile rows or columns");
     char err[256];
-    const gemm06_maps *maps = gemm06_maps_for((const bf16_t *)A, (const bf16_t *)B, M, N, K, BM,
+    const gemm06_maps *maps = gemm06_maps_for((const bf16_t *)A, (const bf16_t *)B, M, N, K, S::bm,
                                               BN / CLUSTER, err, sizeof err);
     if (!maps) return launch_unsupported("%s", err);
     /* The TMA store needs rows of C 16 bytes apart and C itself 16-byte aligned. */
@@ -256,36 +269,55 @@ static int launch_final(const T *A, const T *B, T *C, int M, int N, int K, int o
     gemm06_tiles pairs = {(int)rows, (int)cols, order, group_rows_from_env()};
     if (gemm06_schedule(&pairs, order, stream) < 0)
         return launch_unsupported("could not upload the Hilbert tile schedule");
-    launch_cfg cfg = {dim3(CLUSTER), dim3(THREADS), (size_t)final_shape<BN>::smem, CLUSTER,
-                      stream};
-    const void *kernel = (const void *)final_kernel<T, BN>;
+    launch_cfg cfg = {dim3(CLUSTER), dim3(S::threads), (size_t)S::smem, CLUSTER, stream};
+    const void *kernel = (const void *)final_kernel<T, BN, CONS>;
     static int resident; /* per instantiation */
     if (!resident) resident = launch_resident_clusters(kernel, &cfg);
     if (resident > 0)
         cfg.grid = dim3((unsigned)(CLUSTER * balanced_clusters(rows * cols, resident)));
-    return launch_kernel(final_kernel<T, BN>, cfg, maps->map_a, maps->map_b,
+    return launch_kernel(final_kernel<T, BN, CONS>, cfg, maps->map_a, maps->map_b,
                          map_c ? *map_c : unused, C, M, N, K, pairs, map_c != NULL);
 }
 
-/* The size classes (README, "Stage 8"; the H100 sweep): 128 x 256 tiles when they fill at
- * least 3/4 of the SMs (2048^3: 128 tiles on 132 SMs, 0.987x cuBLAS, where 128 x 128 tiles
- * made 0.958x), else 128 x 128 when those fill every SM, else 128 x 64 (1024^3: 0.850x,
- * against 0.764x with 128 x 128 and 0.531x with 128 x 256). */
+/* The size rule: the tile with the least estimated time, rounds x (tile area / the tile's
+ * rate), where a round is one tile per resident cluster pair slot (SMs / 2 pairs of tiles, a
+ * pair being the cluster's two tiles stacked along M) and the rate is the tile's steady
+ * throughput, measured with each tile forced at 8192^3 on an H100 (README, "Stage 8"). A wide
+ * tile computes faster per flop; a narrow one fills the SMs at sizes where the wide one leaves
+ * them idle. Ties go to the wider tile (listed first). */
+typedef struct {
+    int code, bm, bn, rate; /* rate: TFLOPS at 8192^3 */
+} final_tile;
+static const final_tile final_tiles[] = {
+    {128256, 128, 256, 816}, {128128, 128, 128, 751}, {64128, 64, 128, 505}};
+
+static int pick_tile(int M, int N) {
+    const long slots = gemm06_sms() / CLUSTER;
+    int best = 0;
+    double best_cost = 0;
+    for (int t = 0; t < (int)(sizeof final_tiles / sizeof final_tiles[0]); t++) {
+        const final_tile *f = &final_tiles[t];
+        const long pairs = (blocks_for(M, f->bm) + CLUSTER - 1) / CLUSTER * blocks_for(N, f->bn);
+        const long rounds = (pairs + slots - 1) / slots;
+        const double cost = (double)rounds * f->bm * f->bn / f->rate;
+        if (t == 0 || cost < best_cost) best = t, best_cost = cost;
+    }
+    return final_tiles[best].code;
+}
+
 template <typename T>
 static int launch_sized(const T *A, const T *B, T *C, int M, int N, int K, cudaStream_t stream) {
     const int order = gemm06_order_from_env(GEMM06_ORDER_GROUPED);
     if (order < 0) return launch_unsupported("GEMM06_TILE_ORDER must be rows, grouped or hilbert");
-    int bn = forced_bn();
-    if (bn < 0) return launch_unsupported("GEMM06_FINAL_BN must be 64, 128 or 256");
-    if (bn == 0) {
-        const long sms = gemm06_sms(), rows = blocks_for(M, BM);
-        bn = 4 * rows * blocks_for(N, 256) >= 3 * sms ? 256
-             : rows * blocks_for(N, 128) >= sms       ? 128
-                                                      : 64;
+    int tile = forced_tile();
+    if (tile < 0)
+        return launch_unsupported("GEMM06_FINAL_TILE must be 128x256, 128x128 or 64x128");
+    if (tile == 0) tile = pick_tile(M, N);
+    switch (tile) {
+    case 128256: return launch_final<T, 256, 2>(A, B, C, M, N, K, order, stream);
+    case 128128: return launch_final<T, 128, 2>(A, B, C, M, N, K, order, stream);
+    default: return launch_final<T, 128, 1>(A, B, C, M, N, K, order, stream);
     }
-    if (bn == 256) return launch_final<T, 256>(A, B, C, M, N, K, order, stream);
-    if (bn == 128) return launch_final<T, 128>(A, B, C, M, N, K, order, stream);
-    return launch_final<T, 64>(A, B, C, M, N, K, order, stream);
 }
 
 extern "C" int STAGE(gemm06_final)(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N,
