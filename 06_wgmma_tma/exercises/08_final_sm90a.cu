@@ -1,17 +1,20 @@
-/* Exercise 8 — the final kernel: a tile width per size class, fp16 as well as bf16, any M and
- * N. Start from your stage 7.
+/* Exercise 8 — the final kernel: a tile per size, fp16 as well as bf16, any M and N. Start
+ * from your stage 7.
  *
  * Hints:
- *  - Make the kernel a template over the element type T (bf16_t, f16_t) and the tile width BN
- *    (256, 128, 64). The wgmma differs by type (wgmma_bf16_ss<BN> / wgmma_f16_ss<BN>); so does
- *    the rounding in the epilogue (stage_fragment<BN, T>, store_fragment<BN>).
+ *  - Make the kernel a template over the element type T (bf16_t, f16_t), the tile width BN
+ *    and the number of consumer warpgroups CONS (64 rows each): 128 x 256 and 128 x 128 with two
+ *    consumers, 64 x 128 with one. The wgmma differs by type (wgmma_bf16_ss<BN> /
+ *    wgmma_f16_ss<BN>); so does the rounding in the epilogue (stage_box<BN, T>,
+ *    store_fragment<BN>). The empty barriers count CLUSTER * CONS * 4 warps.
  *  - Staging one 64 x 64 box at a time through two 8 KiB buffers per consumer, taken in turn
- *    by a box count that runs on across tiles (a 128 x 64 tile has only one box: restarting
- *    at buffer 0 each tile would overwrite a buffer still being stored), with stage_box and
- *    tma_store_wait<1>() before each box, frees shared memory for a 4th slot at
- *    BN = 256; 6 slots at BN = 128, 8 at 64 (GEMM06_SMEM_FINAL). B's map boxes are BN / 2 rows.
- *  - The launcher picks BN: 256 when its tiles fill at least 3/4 of the SMs (gemm06_sms()),
- *    else 128 when those fill all of them, else 64. Try others and compare.
+ *    by a box count that runs on across tiles, with stage_box and tma_store_wait<1>() before
+ *    each box, frees shared memory for a 4th slot at 128 x 256; 6 slots at 128 x 128, 8 at
+ *    64 x 128 (at most GEMM06_SMEM_FINAL). B's map boxes are BN / 2 rows, A's 64 * CONS.
+ *  - The launcher estimates each tile's time as rounds x area / rate (rounds: pairs of tiles
+ *    over SMs / 2; rate: the tile's TFLOPS when forced at 8192^3, e.g. 816, 751, 505) and
+ *    takes the least. Why 64 x 128 beats 128 x 64: count the shared-memory bytes each wgmma
+ *    reads per clock of tensor work (README, Stage 8).
  *  - The grid: not every cluster that fits, but the fewest that need as many rounds
  *    (ceil(pairs / ceil(pairs / resident))): 64 instead of 66 at 4096^3. And the grouped
  *    order over 8 pairs of tile rows (gemm06_tiles.group_rows = 8), not 16.
