@@ -127,51 +127,68 @@ typedef struct {
     const void *A, *B;
     int M, N, K;
     unsigned a_rows, b_rows; /* box heights */
+    tensor_map_type type;
     CUtensorMap map_a, map_b;
 } gemm06_maps;
 
-/* A row-major rows x cols tensor of 2-byte elements (a K-major operand: cols = K; or C): dims
- * innermost first {cols, rows}, rows cols * 2 bytes apart, boxes of 64 columns (128 bytes, the
- * swizzle span) by box_rows, zeros outside the tensor. */
-static inline int gemm06_encode_2d(CUtensorMap *map, const void *base, int rows, int cols,
-                                        unsigned box_rows, char *err, size_t len) {
+/* A row-major rows x cols tensor (a K-major operand: cols = K; or C) of 2-byte elements
+ * (TMAP_BF16; fp16 travels as the same bits) or of 1-byte ones (TMAP_U8: chapter 07's fp8):
+ * dims innermost first {cols, rows}, rows a whole row of bytes apart, boxes of 128 bytes of
+ * columns (the swizzle span: 64 2-byte or 128 1-byte elements) by box_rows, zeros outside the
+ * tensor. */
+static inline int gemm06_encode_2d_typed(CUtensorMap *map, const void *base, tensor_map_type type,
+                                         int rows, int cols, unsigned box_rows, char *err,
+                                         size_t len) {
+    const unsigned bytes = type == TMAP_U8 ? 1 : 2;
     tensor_map_desc d;
     memset(&d, 0, sizeof d);
     d.base = base;
-    d.type = TMAP_BF16;
+    d.type = type;
     d.rank = 2;
     d.dims[0] = (uint64_t)cols;
     d.dims[1] = (uint64_t)rows;
-    d.strides[0] = (uint64_t)cols * 2;
-    d.box[0] = GEMM06_BK;
+    d.strides[0] = (uint64_t)cols * bytes;
+    d.box[0] = 128 / bytes;
     d.box[1] = box_rows;
     d.swizzle = TMAP_SWIZZLE_128B;
     d.fill = TMAP_FILL_ZERO;
     return tensor_map_encode(map, &d, err, len);
 }
+static inline int gemm06_encode_2d(CUtensorMap *map, const void *base, int rows, int cols,
+                                   unsigned box_rows, char *err, size_t len) {
+    return gemm06_encode_2d_typed(map, base, TMAP_BF16, rows, cols, box_rows, err, len);
+}
 
-/* The maps of A (boxes of a_rows rows) and B (b_rows rows), or NULL with the encoder's reason. */
-static inline const gemm06_maps *gemm06_maps_for(const bf16_t *A, const bf16_t *B, int M, int N, int K,
-                                          unsigned a_rows, unsigned b_rows, char *err,
-                                          size_t len) {
+/* The maps of A (boxes of a_rows rows) and B (b_rows rows) of element type `type`, or NULL with
+ * the encoder's reason. */
+static inline const gemm06_maps *gemm06_maps_for_type(const void *A, const void *B,
+                                                      tensor_map_type type, int M, int N, int K,
+                                                      unsigned a_rows, unsigned b_rows, char *err,
+                                                      size_t len) {
     static gemm06_maps cache[8];
     static int used, next;
     for (int i = 0; i < used; i++) {
         const gemm06_maps *c = &cache[i];
-        if (c->A == A && c->B == B && c->M == M && c->N == N && c->K == K &&
+        if (c->A == A && c->B == B && c->type == type && c->M == M && c->N == N && c->K == K &&
             c->a_rows == a_rows && c->b_rows == b_rows)
             return c;
     }
     gemm06_maps m;
-    m.A = A, m.B = B, m.M = M, m.N = N, m.K = K, m.a_rows = a_rows, m.b_rows = b_rows;
-    if (gemm06_encode_2d(&m.map_a, A, M, K, a_rows, err, len) != TENSOR_MAP_OK ||
-        gemm06_encode_2d(&m.map_b, B, N, K, b_rows, err, len) != TENSOR_MAP_OK)
+    m.A = A, m.B = B, m.type = type, m.M = M, m.N = N, m.K = K, m.a_rows = a_rows,
+    m.b_rows = b_rows;
+    if (gemm06_encode_2d_typed(&m.map_a, A, type, M, K, a_rows, err, len) != TENSOR_MAP_OK ||
+        gemm06_encode_2d_typed(&m.map_b, B, type, N, K, b_rows, err, len) != TENSOR_MAP_OK)
         return NULL;
     gemm06_maps *slot = &cache[next];
     *slot = m;
     next = (next + 1) % 8;
     if (used < 8) used++;
     return slot;
+}
+static inline const gemm06_maps *gemm06_maps_for(const bf16_t *A, const bf16_t *B, int M, int N,
+                                                 int K, unsigned a_rows, unsigned b_rows,
+                                                 char *err, size_t len) {
+    return gemm06_maps_for_type(A, B, TMAP_BF16, M, N, K, a_rows, b_rows, err, len);
 }
 
 /* The map of C (M x N row-major bf16) for TMA stores of 64 x 64 boxes in the 128-byte
