@@ -74,7 +74,8 @@ TEST_SOLVED := $(if $(GPU_CC),$(SOLVED_BINS))
 # programs that print PASS/FAIL/SKIP lines (SKIP without a suitable GPU).
 PTX_CUBINS  := $(patsubst tests/%.cu,$(BUILD)/tests/%.cubin,$(wildcard tests/*_wrappers_sm90a.cu)) \
                $(BUILD)/tests/compare_fixture_sm90a.cubin
-TEST_PROGS  := $(BUILD)/bin/test_harness $(BUILD)/bin/test_gemm_ref $(BUILD)/bin/test_hopper
+TEST_PROGS  := $(BUILD)/bin/test_harness $(BUILD)/bin/test_fp8_convert $(BUILD)/bin/test_gemm_ref \
+               $(BUILD)/bin/test_hopper
 
 .PHONY: all help test bench plots clean $(foreach c,$(CHAPTERS),run-$(firstword $(subst _, ,$(c))) \
         check-$(firstword $(subst _, ,$(c))) sanitize-$(firstword $(subst _, ,$(c))) \
@@ -175,6 +176,11 @@ $(BUILD)/bin/06_wgmma_tma $(BUILD)/bin/06_wgmma_tma.solved: $(BUILD)/05_hgemm_mm
 $(BUILD)/bin/test_harness: tests/test_harness.c $(HOST_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -L$(CUDA_HOME)/lib64 -lcudart -lm
+
+# The host's e4m3 rounding against cuda_fp8.h's (C++, host code only: no GPU, no nvcc).
+$(BUILD)/bin/test_fp8_convert: tests/test_fp8_convert.cpp $(BUILD)/common/convert.o common/harness.h
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror -Icommon -I$(CUDA_HOME)/include -o $@ $(filter %.cpp %.o,$^)
 
 $(BUILD)/tests/test_gemm_ref.o: tests/test_gemm_ref.c
 	@mkdir -p $(@D)

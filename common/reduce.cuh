@@ -1,5 +1,5 @@
 /* Warp and block reductions, shared by every chapter that reduces (02_reduce, 03_softmax,
- * 08_flash_attn). Device code only; include from .cu files. */
+ * 07_fp8_gemm's amax, 08_flash_attn). Device code only; include from .cu files. */
 #ifndef REDUCE_CUH
 #define REDUCE_CUH
 
@@ -15,12 +15,18 @@ __device__ __forceinline__ float warp_sum(float v) {
     return v;
 }
 
-__device__ __forceinline__ float warp_max(float v) {
+/* The max over aligned groups of WIDTH lanes (2, 4, 8, 16 or 32): xor offsets below WIDTH never
+ * leave the group, so lanes 0-7, 8-15, ... each get their own group's max. Every lane of the warp
+ * must call it. 07 reduces a 1x128 slice held by 8 lanes this way. */
+template <int WIDTH> __device__ __forceinline__ float lanes_max(float v) {
+    static_assert(WIDTH >= 2 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0, "a power of two <= 32");
 #pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1)
+    for (int offset = WIDTH / 2; offset > 0; offset >>= 1)
         v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, offset));
     return v;
 }
+
+__device__ __forceinline__ float warp_max(float v) { return lanes_max<32>(v); }
 
 __device__ __forceinline__ double warp_sum_f64(double v) {
 #pragma unroll

@@ -25,7 +25,51 @@ const char *launch_unsupported_take(char *buf, size_t len) {
 }
 
 #define ERR_LEN 512
+#define NOTE_LEN (ERR_LEN + 160)
 #define MAX_SHAPES 64
+#define MAX_TABLES 4
+
+/* The notes of the table being made (mode_run, mode_check), for runner_note(); NULL otherwise. */
+static char (*g_notes)[NOTE_LEN];
+static int *g_nnotes, g_notes_cap;
+
+void runner_note(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (g_notes) {
+        if (*g_nnotes < g_notes_cap) vsnprintf(g_notes[(*g_nnotes)++], NOTE_LEN, fmt, ap);
+    } else {
+        fprintf(stderr, "note: ");
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, "\n");
+    }
+    va_end(ap);
+}
+
+static void notes_attach(char (*notes)[NOTE_LEN], int *n, int cap) {
+    g_notes = notes, g_nnotes = n, g_notes_cap = cap;
+}
+
+/* "07_fp8_gemm" or, for one table of several, "07_fp8_gemm (quantize)". */
+static const char *table_title(const chapter *ch, char *buf, size_t len) {
+    if (!ch->table) return ch->name;
+    snprintf(buf, len, "%s (%s)", ch->name, ch->table);
+    return buf;
+}
+
+/* PREFIX + EXT, or PREFIX_<table> + EXT for one table of several. */
+static void table_path(char *buf, size_t len, const char *prefix, const chapter *ch,
+                       const char *ext) {
+    snprintf(buf, len, "%s%s%s%s", prefix, ch->table ? "_" : "", ch->table ? ch->table : "", ext);
+}
+
+/* --plot F.svg: F.svg, or F_<table>.svg for one table of several. */
+static void plot_path(char *buf, size_t len, const char *plot, const chapter *ch) {
+    const size_t n = strlen(plot);
+    const bool svg = n >= 4 && !strcmp(plot + n - 4, ".svg");
+    if (!ch->table) snprintf(buf, len, "%s", plot);
+    else snprintf(buf, len, "%.*s_%s%s", (int)(svg ? n - 4 : n), plot, ch->table, svg ? ".svg" : "");
+}
 
 typedef struct {
     const char *name;
@@ -249,14 +293,16 @@ static double throughput(const chapter *ch, const row_entry *r, const shape *s, 
     return ch->unit == UNIT_GBPS ? w / (ms * 1e6) : w / (ms * 1e9);
 }
 
-static void print_notes(FILE *f, char (*notes)[ERR_LEN + 160], int n) {
+static void print_notes(FILE *f, char (*notes)[NOTE_LEN], int n) {
     if (n) fprintf(f, "\n");
     for (int i = 0; i < n; i++) fprintf(f, "%s\n", notes[i]);
 }
 
 static void print_problem(const chapter *ch, const run_args *a, FILE *f, table_format fmt) {
+    char title[128];
     fprintf(f, "%s%s: seed %llu, median of %d timed launches after %d warm-up%s%s\n",
-            fmt == FORMAT_CSV ? "# " : "", ch->name, (unsigned long long)a->seed, a->iters,
+            fmt == FORMAT_CSV ? "# " : "", table_title(ch, title, sizeof title),
+            (unsigned long long)a->seed, a->iters,
             a->warmup, ch->flush_l2 ? ", L2 flushed before each" : "",
             fmt == FORMAT_MD ? "  " : "");
     if (a->library_off)
@@ -286,7 +332,12 @@ static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, c
     table_init(&t, nc, headers, right);
 
     int notes_cap = 256, nnotes = 0;
-    char (*notes)[ERR_LEN + 160] = malloc(sizeof *notes * (size_t)notes_cap);
+    char (*notes)[NOTE_LEN] = malloc(sizeof *notes * (size_t)notes_cap);
+    if (!notes) {
+        fprintf(stderr, "out of host memory\n");
+        exit(EXIT_KERNEL_FAILED);
+    }
+    notes_attach(notes, &nnotes, notes_cap);
     bool failed = false;
     char err[ERR_LEN];
 
@@ -296,6 +347,7 @@ static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, c
         shape_label(ch, s, label, sizeof label);
         if (ch->setup(s, &env, err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", ch->name, err);
+            notes_attach(NULL, NULL, 0);
             table_free(&t);
             free(notes);
             return EXIT_BAD_USAGE;
@@ -348,12 +400,13 @@ static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, c
         }
         ch->teardown();
     }
+    notes_attach(NULL, NULL, 0);
 
     table_print(&t, stdout, a->format);
     print_notes(stdout, notes, nnotes);
     if (a->save) {
         char path[1024];
-        snprintf(path, sizeof path, "%s.md", a->save);
+        table_path(path, sizeof path, a->save, ch, ".md");
         FILE *f = fopen(path, "w");
         if (f) {
             gpu_print_header(g, f, FORMAT_MD);
@@ -365,7 +418,7 @@ static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, c
         } else {
             fprintf(stderr, "cannot write %s\n", path);
         }
-        snprintf(path, sizeof path, "%s.csv", a->save);
+        table_path(path, sizeof path, a->save, ch, ".csv");
         f = fopen(path, "w");
         if (f) {
             gpu_print_header(g, f, FORMAT_CSV);
@@ -391,10 +444,13 @@ static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, c
             if (csv && fread(csv, 1, (size_t)len, f) != (size_t)len) len = 0;
             fclose(f);
         }
-        FILE *out = csv && len > 0 ? fopen(a->plot, "w") : NULL;
+        char svg[1024], title[128];
+        plot_path(svg, sizeof svg, a->plot, ch);
+        FILE *out = csv && len > 0 ? fopen(svg, "w") : NULL;
         char perr[256] = "cannot write the chart";
-        if (!out || plot_csv(csv, (size_t)len, ch->name, out, perr, sizeof perr) != 0)
-            fprintf(stderr, "%s: --plot %s: %s\n", ch->name, a->plot, perr);
+        if (!out ||
+            plot_csv(csv, (size_t)len, table_title(ch, title, sizeof title), out, perr, sizeof perr) != 0)
+            fprintf(stderr, "%s: --plot %s: %s\n", ch->name, svg, perr);
         if (out) fclose(out);
         free(csv);
     }
@@ -418,13 +474,19 @@ static int mode_check(const chapter *ch, const run_args *a, const gpu_report *g,
     int todo = 0, pass = 0, fail = 0;
     char err[ERR_LEN];
     int notes_cap = 256, nnotes = 0;
-    char (*notes)[ERR_LEN + 160] = malloc(sizeof *notes * (size_t)notes_cap);
+    char (*notes)[NOTE_LEN] = malloc(sizeof *notes * (size_t)notes_cap);
+    if (!notes) {
+        fprintf(stderr, "out of host memory\n");
+        exit(EXIT_KERNEL_FAILED);
+    }
+    notes_attach(notes, &nnotes, notes_cap);
     for (int si = 0; si < nshapes; si++) {
         const shape *s = &shapes[si];
         char label[64];
         shape_label(ch, s, label, sizeof label);
         if (ch->setup(s, &env, err, sizeof err)) {
             fprintf(stderr, "%s: %s\n", ch->name, err);
+            notes_attach(NULL, NULL, 0);
             table_free(&t);
             free(notes);
             return EXIT_BAD_USAGE;
@@ -456,6 +518,7 @@ static int mode_check(const chapter *ch, const run_args *a, const gpu_report *g,
         }
         ch->teardown();
     }
+    notes_attach(NULL, NULL, 0);
     table_print(&t, stdout, a->format);
     print_notes(stdout, notes, nnotes);
     printf("\nexercises: %d PASS, %d FAIL, %d TODO (the stage column times the reference)\n",
@@ -510,25 +573,114 @@ static int mode_test(const chapter *ch, const run_args *a, const gpu_report *g,
     return failed ? EXIT_KERNEL_FAILED : EXIT_ALL_OK;
 }
 
-int run_chapter(const chapter *ch, int argc, char **argv) {
-    run_args a;
+/* Does table ch have a row, or an exercise twin, of this name? */
+static bool table_has(const chapter *ch, const char *name) {
+    for (int i = 0; i < ch->nrows; i++) {
+        const row_entry *r = &ch->rows[i];
+        char ex[128];
+        if (!strcmp(name, r->info.name) ||
+            (r->ex_launch && !strcmp(name, exercise_name(r->info.name, ex, sizeof ex))))
+            return true;
+    }
+    return false;
+}
+
+static const char *role_word(const row_entry *r) {
+    return r->role == ROLE_STAGE ? "stage" : r->role == ROLE_LIBRARY ? "library" : "ceiling";
+}
+
+static const char *arch_word(const row_entry *r) {
+    return r->info.arch == ARCH_SM90A ? "sm_90a" : r->info.arch == ARCH_SM80 ? "sm_80" : "any";
+}
+
+/* What the driver itself must get right in a binary of several tables: a label on every table
+ * and row names that tell the tables apart. A mistake here is the driver's, not the user's. */
+static bool tables_consistent(const chapter *const chs[], int n) {
+    if (n < 1 || n > MAX_TABLES) {
+        fprintf(stderr, "run_chapters: %d tables; a binary has 1 to %d\n", n, MAX_TABLES);
+        return false;
+    }
+    for (int t = 0; t < n && n > 1; t++) {
+        if (!chs[t]->table) {
+            fprintf(stderr, "%s: table %d has no `table` label (every table of several needs one)\n",
+                    chs[t]->name, t);
+            return false;
+        }
+        for (int i = 0; i < chs[t]->nrows; i++)
+            for (int u = t + 1; u < n; u++)
+                if (table_has(chs[u], chs[t]->rows[i].info.name)) {
+                    fprintf(stderr, "%s: row '%s' is in the %s and the %s table: --kernel could "
+                                    "not tell which\n",
+                            chs[t]->name, chs[t]->rows[i].info.name, chs[t]->table, chs[u]->table);
+                    return false;
+                }
+    }
+    return true;
+}
+
+int run_chapters(const chapter *const chs[], int n, int argc, char **argv) {
+    if (!tables_consistent(chs, n)) return EXIT_BAD_USAGE;
+    const char *prog = chs[0]->name;
     char err[2048];
-    int rc = args_parse(&a, argc, argv, ch->ndims, ch->dim_names, ch->dim_help, err, sizeof err);
+    int rc;
+
+    /* The size options: the union of the tables', each with its tables' help. */
+    const char *dims[MAX_SIZE_OPTIONS];
+    static char help_text[MAX_SIZE_OPTIONS][512];
+    const char *helps[MAX_SIZE_OPTIONS];
+    int ndims = 0;
+    for (int t = 0; t < n; t++) {
+        const chapter *ch = chs[t];
+        for (int d = 0; d < ch->ndims; d++) {
+            int k = 0;
+            while (k < ndims && strcmp(dims[k], ch->dim_names[d])) k++;
+            if (k == ndims) {
+                if (ndims == MAX_SIZE_OPTIONS) {
+                    fprintf(stderr, "%s: more than %d size options across the tables\n", prog,
+                            MAX_SIZE_OPTIONS);
+                    return EXIT_BAD_USAGE;
+                }
+                dims[ndims] = ch->dim_names[d];
+                help_text[ndims][0] = 0;
+                helps[ndims] = help_text[ndims];
+                ndims++;
+            }
+            const size_t off = strlen(help_text[k]);
+            if (n == 1)
+                snprintf(help_text[k], sizeof help_text[k], "%s", ch->dim_help[d]);
+            else
+                snprintf(help_text[k] + off, sizeof help_text[k] - off, "%s%s: %s",
+                         off ? "; " : "", ch->table, ch->dim_help[d]);
+        }
+    }
+    run_args a;
+    rc = args_parse(&a, argc, argv, ndims, dims, helps, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "%s: %s\n", ch->name, err);
+        fprintf(stderr, "%s: %s\n", prog, err);
         return rc;
     }
     if (a.mode == MODE_HELP) {
-        print_usage(stdout, argv[0], ch->summary, &a);
+        char summary[4096];
+        size_t off = 0;
+        summary[0] = 0;
+        for (int t = 0; t < n && off < sizeof summary; t++)
+            off += (size_t)snprintf(summary + off, sizeof summary - off, "%s%s", t ? "\n\n" : "",
+                                    chs[t]->summary);
+        if (n > 1 && off < sizeof summary)
+            snprintf(summary + off, sizeof summary - off,
+                     "\n\nThe tables run one after the other (--kernel NAME: the one with that row);\n"
+                     "--save PREFIX writes PREFIX_<table>.md and .csv, --plot F.svg F_<table>.svg.");
+        print_usage(stdout, argv[0], summary, &a);
         return EXIT_ALL_OK;
     }
     if (a.plot_from) { /* a saved table to a chart: no GPU, nothing run */
         if (!a.plot) {
-            fprintf(stderr, "%s: --plot-from needs --plot FILE.svg\n", ch->name);
+            fprintf(stderr, "%s: --plot-from needs --plot FILE.svg\n", prog);
             return EXIT_BAD_USAGE;
         }
-        if (plot_csv_file(a.plot_from, a.plot, ch->name, err, sizeof err) != 0) {
-            fprintf(stderr, "%s: %s: %s\n", ch->name, a.plot_from, err);
+        /* one table: its name; of several, the title the CSV's run line gives */
+        if (plot_csv_file(a.plot_from, a.plot, n == 1 ? prog : NULL, err, sizeof err) != 0) {
+            fprintf(stderr, "%s: %s: %s\n", prog, a.plot_from, err);
             return EXIT_BAD_USAGE;
         }
         return EXIT_ALL_OK;
@@ -536,65 +688,78 @@ int run_chapter(const chapter *ch, int argc, char **argv) {
     if (a.plot && (a.mode == MODE_TEST || a.mode == MODE_CHECK || a.mode == MODE_LIST ||
                    a.mode == MODE_SASS_SPEC)) {
         fprintf(stderr, "%s: --plot draws a timed table: use it without --test, --check, --list\n",
-                ch->name);
+                prog);
         return EXIT_BAD_USAGE;
     }
     if (a.mode == MODE_LIST) {
-        for (int i = 0; i < ch->nrows; i++) {
-            const row_entry *r = &ch->rows[i];
-            const char *role = r->role == ROLE_STAGE ? "stage" : r->role == ROLE_LIBRARY ? "library" : "ceiling";
-            printf("%-22s %-8s %-7s %s\n", r->info.name, role,
-                   r->info.arch == ARCH_SM90A ? "sm_90a" : r->info.arch == ARCH_SM80 ? "sm_80" : "any",
-                   r->info.description);
-        }
-        for (int i = 0; i < ch->nrows; i++) {
-            const row_entry *r = &ch->rows[i];
-            char ex[128];
-            if (r->ex_launch)
-                printf("%-22s %-8s %-7s your version of %s\n", exercise_name(r->info.name, ex, sizeof ex),
-                       "exercise",
-                       r->info.arch == ARCH_SM90A ? "sm_90a" : r->info.arch == ARCH_SM80 ? "sm_80" : "any",
-                       r->info.name);
-        }
+        for (int t = 0; t < n; t++)
+            for (int i = 0; i < chs[t]->nrows; i++) {
+                const row_entry *r = &chs[t]->rows[i];
+                printf("%-22s %-8s %-7s %s\n", r->info.name, role_word(r), arch_word(r),
+                       r->info.description);
+            }
+        for (int t = 0; t < n; t++)
+            for (int i = 0; i < chs[t]->nrows; i++) {
+                const row_entry *r = &chs[t]->rows[i];
+                char ex[128];
+                if (r->ex_launch)
+                    printf("%-22s %-8s %-7s your version of %s\n",
+                           exercise_name(r->info.name, ex, sizeof ex), "exercise", arch_word(r),
+                           r->info.name);
+            }
         return EXIT_ALL_OK;
     }
     if (a.mode == MODE_SASS_SPEC) {
-        for (int i = 0; i < ch->nrows; i++)
-            if (ch->rows[i].role == ROLE_STAGE && ch->rows[i].info.sass_symbol)
-                print_sass_spec(stdout, ch->name, &ch->rows[i].info);
+        for (int t = 0; t < n; t++)
+            for (int i = 0; i < chs[t]->nrows; i++)
+                if (chs[t]->rows[i].role == ROLE_STAGE && chs[t]->rows[i].info.sass_symbol)
+                    print_sass_spec(stdout, chs[t]->name, &chs[t]->rows[i].info);
         return EXIT_ALL_OK;
     }
     const char *names[256];
     int nnames = 0;
     bool any_ex = false;
-    for (int i = 0; i < ch->nrows && nnames < 256; i++) {
-        names[nnames++] = ch->rows[i].info.name;
-        any_ex |= ch->rows[i].ex_launch != NULL;
-    }
+    for (int t = 0; t < n; t++)
+        for (int i = 0; i < chs[t]->nrows && nnames < 256; i++) {
+            names[nnames++] = chs[t]->rows[i].info.name;
+            any_ex |= chs[t]->rows[i].ex_launch != NULL;
+        }
     rc = args_check_kernels(&a, names, nnames, any_ex, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "%s: %s\n", ch->name, err);
+        fprintf(stderr, "%s: %s\n", prog, err);
         return rc;
     }
 
-    shape shapes[MAX_SHAPES];
-    int nshapes = 0;
-    if (a.mode == MODE_TEST || a.mode == MODE_CHECK) {
-        nshapes = a.quick ? ch->nquick_shapes : ch->ntest_shapes;
-        if (any_size_given(ch, &a)) {
-            if ((rc = shapes_from_args(ch, &a, shapes, &nshapes, err, sizeof err))) {
-                fprintf(stderr, "%s: %s\n", ch->name, err);
-                return rc;
-            }
-        } else {
-            memcpy(shapes, ch->test_shapes, sizeof(shape) * (size_t)nshapes);
+    /* Each table's own arguments (its size options in its order, its --kernel names) and shapes. */
+    static run_args ta[MAX_TABLES];
+    static shape shapes[MAX_TABLES][MAX_SHAPES];
+    int nshapes[MAX_TABLES];
+    bool runs[MAX_TABLES];
+    bool sizes_given = false;
+    for (int k = 0; k < ndims; k++) sizes_given |= a.sizes[k].count > 0;
+    for (int t = 0; t < n; t++) {
+        const chapter *ch = chs[t];
+        ta[t] = a;
+        for (int d = 0; d < ch->ndims; d++)
+            for (int k = 0; k < ndims; k++)
+                if (!strcmp(dims[k], ch->dim_names[d])) ta[t].sizes[d] = a.sizes[k];
+        ta[t].nsizes = ch->ndims;
+        ta[t].nkernels = 0;
+        for (int k = 0; k < a.nkernels; k++)
+            if (table_has(ch, a.kernels[k])) ta[t].kernels[ta[t].nkernels++] = a.kernels[k];
+        runs[t] = a.nkernels == 0 || ta[t].nkernels > 0;
+        if (!runs[t]) continue;
+        nshapes[t] = 0;
+        if ((a.mode == MODE_TEST || a.mode == MODE_CHECK) && !sizes_given) {
+            nshapes[t] = a.quick ? ch->nquick_shapes : ch->ntest_shapes;
+            memcpy(shapes[t], ch->test_shapes, sizeof(shape) * (size_t)nshapes[t]);
+        } else if (a.mode == MODE_BENCH && !sizes_given) {
+            nshapes[t] = ch->nbench_shapes;
+            memcpy(shapes[t], ch->bench_shapes, sizeof(shape) * (size_t)nshapes[t]);
+        } else if ((rc = shapes_from_args(ch, &ta[t], shapes[t], &nshapes[t], err, sizeof err))) {
+            fprintf(stderr, "%s: %s\n", prog, err);
+            return rc;
         }
-    } else if (a.mode == MODE_BENCH && !any_size_given(ch, &a)) {
-        nshapes = ch->nbench_shapes;
-        memcpy(shapes, ch->bench_shapes, sizeof(shape) * (size_t)nshapes);
-    } else if ((rc = shapes_from_args(ch, &a, shapes, &nshapes, err, sizeof err))) {
-        fprintf(stderr, "%s: %s\n", ch->name, err);
-        return rc;
     }
 
     gpu_report g;
@@ -602,32 +767,53 @@ int run_chapter(const chapter *ch, int argc, char **argv) {
     if (rc) {
         if (a.mode == MODE_TEST) {
             /* Every test that would have run is reported as skipped, never as passed. */
-            for (int si = 0; si < nshapes; si++) {
-                char label[64];
-                shape_label(ch, &shapes[si], label, sizeof label);
-                for (int i = 0; i < ch->nrows; i++)
-                    for (int ex = 0; ex < 2; ex++) {
-                        const row_entry *r = &ch->rows[i];
-                        if ((ex && !r->ex_launch) || !selected(&a, r, ex)) continue;
-                        char name[128];
-                        printf("TEST SKIP %s %s %s no GPU\n", ch->name,
-                               row_name(r, ex, name, sizeof name), label);
-                    }
+            for (int t = 0; t < n; t++) {
+                if (!runs[t]) continue;
+                const chapter *ch = chs[t];
+                for (int si = 0; si < nshapes[t]; si++) {
+                    char label[64];
+                    shape_label(ch, &shapes[t][si], label, sizeof label);
+                    for (int i = 0; i < ch->nrows; i++)
+                        for (int ex = 0; ex < 2; ex++) {
+                            const row_entry *r = &ch->rows[i];
+                            if ((ex && !r->ex_launch) || !selected(&ta[t], r, ex)) continue;
+                            char name[128];
+                            printf("TEST SKIP %s %s %s no GPU\n", ch->name,
+                                   row_name(r, ex, name, sizeof name), label);
+                        }
+                }
             }
         }
-        fprintf(stderr, "%s: %s\n", ch->name, err);
+        fprintf(stderr, "%s: %s\n", prog, err);
         return rc;
     }
-    if (a.mode != MODE_TEST) {
-        gpu_print_header(&g, stdout, a.format);
-        print_problem(ch, &a, stdout, a.format);
-        if (a.format != FORMAT_CSV) printf("\n");
-    }
-    switch (a.mode) {
-    case MODE_CHECK: rc = mode_check(ch, &a, &g, shapes, nshapes); break;
-    case MODE_TEST: rc = mode_test(ch, &a, &g, shapes, nshapes); break;
-    default: rc = mode_run(ch, &a, &g, shapes, nshapes); break;
+    if (a.mode != MODE_TEST) gpu_print_header(&g, stdout, a.format);
+    int worst = EXIT_ALL_OK;
+    bool first = true;
+    for (int t = 0; t < n; t++) {
+        if (!runs[t]) continue;
+        if (a.mode != MODE_TEST) {
+            if (!first && a.format != FORMAT_CSV) printf("\n");
+            print_problem(chs[t], &ta[t], stdout, a.format);
+            if (a.format != FORMAT_CSV) printf("\n");
+        }
+        first = false;
+        switch (a.mode) {
+        case MODE_CHECK: rc = mode_check(chs[t], &ta[t], &g, shapes[t], nshapes[t]); break;
+        case MODE_TEST: rc = mode_test(chs[t], &ta[t], &g, shapes[t], nshapes[t]); break;
+        default: rc = mode_run(chs[t], &ta[t], &g, shapes[t], nshapes[t]); break;
+        }
+        if (rc == EXIT_BAD_USAGE || rc == EXIT_NO_GPU) {
+            worst = rc; /* a shape that does not fit: the next table would say the same */
+            break;
+        }
+        if (rc > worst) worst = rc;
     }
     l2_flush_free();
-    return rc;
+    return worst;
+}
+
+int run_chapter(const chapter *ch, int argc, char **argv) {
+    const chapter *const one[1] = {ch};
+    return run_chapters(one, 1, argc, argv);
 }

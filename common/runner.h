@@ -100,9 +100,35 @@ typedef struct chapter {
     double (*work)(const row_entry *r, const shape *s);
     /* Optional: a short label for the row's data type, e.g. "fp16", shown in its own column. */
     const char *(*dtype)(const row_entry *r);
+    /* Only in a binary of several tables (run_chapters): this table's label, e.g. "quantize".
+     * It names the table in the problem line and in --help, and its files: --save PREFIX
+     * writes PREFIX_<table>.md and .csv, --plot F.svg writes F_<table>.svg. NULL in a binary
+     * of one table. */
+    const char *table;
 } chapter;
 
 int run_chapter(const chapter *ch, int argc, char **argv);
+
+/* A binary of several tables, one chapter struct each (07: quantize in GB/s against memcpy,
+ * the GEMMs in TFLOPS against cuBLASLt), all with the same `name` and each with its own
+ * `table` label and units. One command line serves all of them:
+ *   - the size options are the union of the tables' (in order of first appearance); a table
+ *     reads its own and ignores the others. When any size is given, every table runs at the
+ *     sizes given (its defaults for those not given), else at its own shapes of the mode;
+ *   - --kernel NAME picks the tables that have such a row (kernel names are unique across the
+ *     tables); no --kernel: every table;
+ *   - --list, --sass-spec and the TEST lines cover every table; a table runs after the other
+ *     in array order, under one GPU header. The exit code is the worst of the tables' (usage
+ *     and no-GPU errors stop at once). */
+int run_chapters(const chapter *const chs[], int n, int argc, char **argv);
+
+/* A line for the notes below the current table (what the driver learnt at setup, such as an
+ * error it measured, with its shape); printed to stderr when no table is being made (--test). */
+void runner_note(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test driver behind `make test` (docs/design.md, "Tests"). make has already built every chapter
 # with warnings as errors. This script runs, in order:
-#   1. the harness's test programs: host unit tests (build/bin/test_harness), and the GEMM
+#   1. the harness's test programs: host unit tests (build/bin/test_harness, and
+#      test_fp8_convert: the host's e4m3 rounding against cuda_fp8.h's), and the GEMM
 #      references and Hopper wrappers on the GPU (test_gemm_ref, test_hopper: SKIP without one);
 #   2. the command-line contract of every chapter binary (exit codes 0/2/3, messages);
 #   3. the SASS checks: the PTX wrappers' opcodes (tests/*_wrappers_sm90a.cu), each stage's
@@ -48,6 +49,7 @@ harness_program() { # label program
     fi
 }
 harness_program unit "$BUILD/bin/test_harness"
+harness_program fp8 "$BUILD/bin/test_fp8_convert"
 harness_program gemm_ref "$BUILD/bin/test_gemm_ref"
 harness_program hopper "$BUILD/bin/test_hopper"
 
@@ -107,6 +109,12 @@ for ch in "$@"; do
     first=$("$bin" --list | awk 'NR == 1 { print $1 }')
     if echo "$out" | grep -q "$first"; then result PASS "cli: $ch unknown kernel message lists the kernels"
     else result FAIL "cli: $ch unknown kernel message does not list the kernels: $out"; fi
+    # The last row listed answers to --kernel too (in a binary of several tables, a row of the
+    # last table): exit 0, 1 or 3, never 2 (on a GPU this runs that row at the --quick shapes).
+    last=$("$bin" --list | awk '$2 != "exercise" { name = $1 } END { print name }')
+    out=$("$bin" --test --quick --kernel "$last" 2>&1); rc=$?
+    if [ $rc != 2 ]; then result PASS "cli: $ch --kernel $last (the last row listed) is accepted"
+    else result FAIL "cli: $ch --kernel $last is refused: $(echo "$out" | tail -n 1)"; fi
 done
 
 # ---- 3. SASS --------------------------------------------------------------------------------
