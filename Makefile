@@ -138,11 +138,11 @@ $(BUILD)/$(1)/driver.o: $(1)/driver.c
 
 $(BUILD)/$(1)/%.o: $(1)/%.cu $(ARCH_STAMP)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(1) $$(call file_gencode,$$<) -c $$< -o $$@
+	$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) $$(call file_gencode,$$<) -c $$< -o $$@
 
 $(BUILD)/$(1)/solved/%.o: $(1)/kernels/%.cu $(ARCH_STAMP)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(1) -DSTAGE_AS_EXERCISE $$(call file_gencode,$$<) -c $$< -o $$@
+	$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) -DSTAGE_AS_EXERCISE $$(call file_gencode,$$<) -c $$< -o $$@
 
 run-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	$(BUILD)/bin/$(1) $$(ARGS)
@@ -166,6 +166,9 @@ profile-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	 test -n "$$$$sym" || { echo "no kernel named '$$(KERNEL)' with a known symbol; see $(BUILD)/bin/$(1) --list"; exit 2; }; \
 	 ncu --clock-control none --set detailed -k regex:"$$$$sym" --launch-count 1 $(BUILD)/bin/$(1) --kernel $$(KERNEL) --iters 1 --warmup 0 $$(ARGS)
 endef
+# Chapter 07's GEMM stages build on chapter 06's shared device and host pieces (gemm06_sm90a.cuh:
+# the swizzled tile's descriptor, the tensor-map cache, the fragment store).
+07_fp8_gemm_INCLUDES := -I06_wgmma_tma
 $(foreach c,$(CHAPTERS),$(eval $(call chapter_rules,$(c))))
 
 # Chapter 06's fp16 table times chapter 05's best mma.sync kernel on the same problem: its object

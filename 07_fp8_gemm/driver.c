@@ -328,7 +328,16 @@ static const row_entry GEMM_ROWS[] = {
     {{"cublas_bf16", "cublasGemmEx on the unquantized bf16 inputs (fp32 accumulation): what FP8 buys",
       ARCH_ANY, NULL, NULL, NULL},
      ROLE_LIBRARY, V_BF16, (any_fn)gemm_ref_bf16_tn, NULL, NULL, NULL},
-    /* stage 2 goes here: GEMM_ROW("tensor_scaled", "...", V_TENSOR, gemm07_tensor_scaled, ...) */
+    GEMM_ROW("tensor_scaled",
+             "2: chapter 06's warp-specialized pipeline with wgmma e4m3 (m64n256k32), 128x256 tile",
+             V_TENSOR, gemm07_tensor_scaled, "tensor_scaled_kernel",
+             "QGMMA.64x256x32.F32.E4M3.E4M3 UTMALDG SYNCS USETMAXREG", NULL,
+             GEMM07_SMEM_TENSOR_SCALED),
+    GEMM_ROW("promoted",
+             "3: each 128-wide K tile summed by the tensor core, then added into fp32 registers",
+             V_TENSOR, gemm07_promoted, "promoted_kernel",
+             "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG SYNCS USETMAXREG FADD", NULL,
+             GEMM07_SMEM_PROMOTED),
 };
 
 static struct {

@@ -73,7 +73,19 @@ QUANT07_HD float quant07_inverse(float scale) { return 1.0f / scale; }
  *                                 const float *scale_b, bf16_t *D, int M, int N, int K,
  *                                 cudaStream_t stream);
  * in the macro below, with its row in driver.c (V_TENSOR) and kernels/02_tensor_scaled_sm90a.cu. */
-#define GEMM07_LAUNCHERS(p) /* stage 2 `tensor_scaled` goes here */
+#define GEMM07_LAUNCHERS(p)                                                                        \
+    int p##gemm07_tensor_scaled(const e4m3_t *A, const e4m3_t *B, const float *scale_a,          \
+                                const float *scale_b, bf16_t *D, int M, int N, int K,             \
+                                cudaStream_t stream);                                              \
+    int p##gemm07_promoted(const e4m3_t *A, const e4m3_t *B, const float *scale_a,               \
+                           const float *scale_b, bf16_t *D, int M, int N, int K,                  \
+                           cudaStream_t stream);
+
+/* Dynamic shared memory of the GEMM stages (bytes): the ring of slots, each one K tile of 128
+ * e4m3 (128 bytes, the span of the 128-byte swizzle) of A's and B's rows, plus 1024 bytes of
+ * slack to start the tiles on a 1024-byte boundary (chapter 06, gemm06.h). */
+#define GEMM07_SMEM_TENSOR_SCALED (4 * (128 + 256) * 128 + 1024) /* 4 slots, 128 x 256 tile */
+#define GEMM07_SMEM_PROMOTED (6 * (128 + 128) * 128 + 1024)      /* 6 slots, 128 x 128 tile */
 
 typedef int (*gemm07_fn)(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                          const float *scale_b, bf16_t *D, int M, int N, int K,
