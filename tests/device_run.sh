@@ -24,7 +24,7 @@ test)
     solved=""
     for c in "${chapters[@]}"; do solved="$solved build/bin/$c.solved"; done
     start=$(date +%s)
-    make $bins $solved build/bin/test_harness build/bin/test_gemm_ref build/bin/test_hopper \
+    make $bins $solved build/bin/test_harness build/bin/test_fp8_convert build/bin/test_gemm_ref build/bin/test_hopper \
         $(ls tests/*_wrappers_sm90a.cu 2>/dev/null | sed 's|tests/\(.*\)\.cu|build/tests/\1.cubin|') \
         build/tests/compare_fixture_sm90a.cubin \
         >"$OUT/build.txt" 2>&1 || { tail -n 40 "$OUT/build.txt"; exit 1; }
