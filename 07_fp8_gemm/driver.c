@@ -316,6 +316,13 @@ static bool lt_block_supports(const shape *s, char *why, size_t len) {
     return gemm_ref_e4m3_supports(s->d[0], s->d[1], s->d[2], true, why, len);
 }
 
+/* Stage 4 loads A's scales with TMA: rows of M floats, a multiple of 16 bytes. */
+static bool m_in_4s(const shape *s, char *why, size_t len) {
+    if (s->d[0] % 4 == 0) return true;
+    snprintf(why, len, "M %% 4 != 0: the TMA map of A's scales needs rows of M floats in 16 bytes");
+    return false;
+}
+
 /* A GEMM stage row (from stage 2 on): name, description, scaling (V_TENSOR or V_BLOCK),
  * launcher (gemm07.h), kernel symbol, must-have opcodes, shape predicate, dynamic shared
  * memory. sm_90a only, checked for spills, compared with the cuBLASLt row of its scaling. */
@@ -343,6 +350,11 @@ static const row_entry GEMM_ROWS[] = {
              V_TENSOR, gemm07_promoted, "promoted_kernel",
              "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG SYNCS USETMAXREG FADD", NULL,
              GEMM07_SMEM_PROMOTED),
+    GEMM_ROW("block_scaled",
+             "4: A's 1x128 and B's 128x128 scales applied to each K tile's sum as it is promoted",
+             V_BLOCK, gemm07_block_scaled, "block_scaled_kernel",
+             "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG SYNCS USETMAXREG FFMA", m_in_4s,
+             GEMM07_SMEM_BLOCK_SCALED),
 };
 
 static struct {

@@ -79,13 +79,18 @@ QUANT07_HD float quant07_inverse(float scale) { return 1.0f / scale; }
                                 cudaStream_t stream);                                              \
     int p##gemm07_promoted(const e4m3_t *A, const e4m3_t *B, const float *scale_a,               \
                            const float *scale_b, bf16_t *D, int M, int N, int K,                  \
-                           cudaStream_t stream);
+                           cudaStream_t stream);                                                   \
+    int p##gemm07_block_scaled(const e4m3_t *A, const e4m3_t *B, const float *scale_a,           \
+                               const float *scale_b, bf16_t *D, int M, int N, int K,              \
+                               cudaStream_t stream);
 
 /* Dynamic shared memory of the GEMM stages (bytes): the ring of slots, each one K tile of 128
  * e4m3 (128 bytes, the span of the 128-byte swizzle) of A's and B's rows, plus 1024 bytes of
  * slack to start the tiles on a 1024-byte boundary (chapter 06, gemm06.h). */
 #define GEMM07_SMEM_TENSOR_SCALED (4 * (128 + 256) * 128 + 1024) /* 4 slots, 128 x 256 tile */
 #define GEMM07_SMEM_PROMOTED (6 * (128 + 128) * 128 + 1024)      /* 6 slots, 128 x 128 tile */
+/* Stage 4: stage 3's slots, each with the 128 fp32 scales of its A rows beside it. */
+#define GEMM07_SMEM_BLOCK_SCALED (6 * ((128 + 128) * 128 + 128 * 4) + 1024)
 
 typedef int (*gemm07_fn)(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                          const float *scale_b, bf16_t *D, int M, int N, int K,
