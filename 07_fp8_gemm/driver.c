@@ -26,6 +26,7 @@
  * Bounds (README, "Correctness"), with c = sqrt(K * mean(a^2) * mean(b^2)) the typical size of
  * an entry of D for these inputs (a, b: the operands as the row reads them, dequantized):
  *   rows:       per element |out - ref| <= 2^-7 |ref| + 3 * 2^-8 * c,   rel L2 <= 1e-2;
+ *               without promotion (stage 2, V_UNPROMOTED): 2^-4 |ref| + 2^-4 * c;
  *   spot check: per element |ref - fp64| <= 2^-8 |fp64| + 2^-10 sum|terms| (FP8; bf16:
  *               2^-16 sum|terms|), rel L2 <= 1e-2. */
 #include <limits.h>
@@ -711,7 +712,7 @@ int main(int argc, char **argv) {
             "Chapter 07, table 2 (gemm): D = (A scale_A)(B scale_B)^T, A and B e4m3 (both K-major,\n"
             "made from bf16 by table 1's kernels), D bf16, fp32 accumulation; per-tensor and\n"
             "block scales (A 1x128, B 128x128), against cuBLASLt (spot-checked in fp64) and the\n"
-            "bf16 product of the unquantized inputs (cuBLAS). No GEMM stage is written yet.",
+            "bf16 product of the unquantized inputs (cuBLAS). Stages 2-4: per tensor, promoted, block scales.",
         .ndims = 3,
         .dim_names = {"m", "n", "k"},
         .dim_help = {"rows of A and D (default 4096)", "rows of B, columns of D (default 4096)",

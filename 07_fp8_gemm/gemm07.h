@@ -67,12 +67,9 @@ QUANT07_HD float quant07_inverse(float scale) { return 1.0f / scale; }
  *   int gemm07_<name>(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
  *                     const float *scale_b, bf16_t *D, int M, int N, int K, cudaStream_t stream);
  * (the signature of gemm_ref_e4m3_tn_tensor / _block, so a stage and the library share a row
- * type). None is written yet: stage 2, `tensor_scaled` (per-tensor scales, wgmma on e4m3),
- * goes first, as
- *     int p##gemm07_tensor_scaled(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
- *                                 const float *scale_b, bf16_t *D, int M, int N, int K,
- *                                 cudaStream_t stream);
- * in the macro below, with its row in driver.c (V_TENSOR) and kernels/02_tensor_scaled_sm90a.cu. */
+ * type): kernels/02_tensor_scaled_sm90a.cu (per-tensor scales, wgmma on e4m3),
+ * 03_promoted_sm90a.cu (each K tile's sum promoted into fp32 registers) and
+ * 04_block_scaled_sm90a.cu (A's 1 x 128 and B's 128 x 128 scales applied at promotion). */
 #define GEMM07_LAUNCHERS(p)                                                                        \
     int p##gemm07_tensor_scaled(const e4m3_t *A, const e4m3_t *B, const float *scale_a,          \
                                 const float *scale_b, bf16_t *D, int M, int N, int K,             \
