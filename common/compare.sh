@@ -10,9 +10,12 @@
 #     (stack; spills), and static counts of the SASS instructions the stage's lesson is about
 #     (its row's must-have opcodes, and the usual memory and math ones): how many such
 #     instructions the code contains, not how many run;
-#   - with a GPU: time, throughput and ratio of both from one run of the chapter binary.
-# Then a hint for each difference with a known cause. Not shown yet: occupancy (the occupancy
-# API needs the kernel's address, which the launchers keep to themselves).
+#   - with a GPU: time, throughput and ratio of both from one run of the chapter binary, and
+#     the occupancy of each (Nsight Compute's Occupancy section, one launch each: the block
+#     limits by registers, shared memory and warps, theoretical and achieved occupancy). The
+#     CUDA occupancy API would need each kernel's address, which the launchers keep to
+#     themselves; ncu reads the same calculator's inputs from the launch.
+# Then a hint for each difference with a known cause.
 set -u
 BUILD=${BUILD:-build}
 
@@ -175,14 +178,59 @@ if [ -n "${r_reg:-}" ] && [ -n "${e_reg:-}" ] && [ "$e_reg" -gt $((r_reg + 32)) 
 fi
 [ "$hints" = 0 ] && echo "  - none: the code looks alike by these measures"
 
-# ---- with a GPU: the clock -----------------------------------------------------------------------
+# ---- with a GPU: the clock, and the occupancy -----------------------------------------------------
+# The base name of a mangled kernel (_Z12final_kernelI..., _ZL8add_kernelPKf...): what Nsight
+# Compute's -k matches. A name it cannot read comes back whole.
+base_name() {
+    local m=$1 n
+    [[ $m =~ ^_ZL?([0-9]+) ]] || { echo "$m"; return; }
+    n=${BASH_REMATCH[1]}
+    echo "${m:${#BASH_REMATCH[0]}:$n}"
+}
+# Nsight Compute's Occupancy section for the first launch of one kernel: the row given to
+# --kernel runs alone (with its chapter's baselines, which -k leaves out), "name<TAB>value" lines.
+occupancy_of() {
+    ncu --clock-control none --section Occupancy -k "regex:$2" -c 1 \
+        "$bin" --kernel "$1" --iters 1 --warmup 0 2>/dev/null |
+        awk '/Section: Occupancy/ { on = 1; next }
+             on && /^ *-+ / { next }
+             on && (NF == 0 || /^ *(OPT|INF|WRN)/) { exit }
+             on && /^ *(Block Limit (Registers|Shared Mem|Warps|SM)|Theoretical|Achieved) / &&
+             $(NF - 1) ~ /^(block|warp|%)$/ {
+                 v = $NF; name = $1; for (i = 2; i <= NF - 2; i++) name = name " " $i
+                 print name "\t" v }'
+}
 if [ -n "$chapter" ]; then
     echo
     if nvidia-smi -L >/dev/null 2>&1; then
         echo "one run, both kernels (make run-NN):"
         "$bin" --kernel "$kernel" --kernel "ex_$kernel"
+        echo
+        if command -v ncu >/dev/null 2>&1; then
+            r_occ=$(occupancy_of "$kernel" "$(base_name "$ref_fn")")
+            e_occ=$(occupancy_of "ex_$kernel" "$(base_name "$ex_fn")")
+            if [ -z "$r_occ" ] || [ -z "$e_occ" ]; then
+                echo "occupancy: Nsight Compute gave no Occupancy section (run it as a user allowed"
+                echo "to read the GPU's counters, or see make profile-${chapter%%_*} KERNEL=$kernel)"
+            else
+                echo "occupancy per SM (Nsight Compute, first launch of each; the theoretical values are"
+                echo "the occupancy calculator's, from the launch's registers, shared memory and block size):"
+                printf "  %-32s %10s %10s\n" "" "ours" "yours"
+                while IFS=$'\t' read -r name value; do
+                    printf "  %-32s %10s %10s\n" "$name" "$value" \
+                        "$(awk -F'\t' -v n="$name" '$1 == n { print $2; exit }' <<<"$e_occ")"
+                done <<<"$r_occ"
+                r_lim=$(awk -F'\t' '$1 ~ /^Theoretical Occupancy/ { print $2 }' <<<"$r_occ")
+                e_lim=$(awk -F'\t' '$1 ~ /^Theoretical Occupancy/ { print $2 }' <<<"$e_occ")
+                if [ -n "$r_lim" ] && [ -n "$e_lim" ] && awk -v r="$r_lim" -v e="$e_lim" 'BEGIN { exit !(e < r / 2) }'; then
+                    echo "  - yours fits less than half our warps on an SM: the smallest 'Block Limit' row above is why"
+                fi
+            fi
+        else
+            echo "occupancy: needs Nsight Compute (ncu, in the CUDA toolkit) on the PATH"
+        fi
     else
-        echo "time, throughput, ratio: need a GPU (make run-${chapter%%_*} ARGS=\"--kernel $kernel --kernel ex_$kernel\" on one)"
+        echo "time, throughput, ratio and occupancy: need a GPU (make run-${chapter%%_*} ARGS=\"--kernel $kernel --kernel ex_$kernel\" on one; make compare-${chapter%%_*} there adds the occupancy)"
     fi
 fi
 exit 0
