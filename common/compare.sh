@@ -19,6 +19,24 @@
 set -u
 BUILD=${BUILD:-build}
 
+# The Occupancy section of Nsight Compute's text report on stdin, as "name<TAB>value" lines: the
+# block limits by SM, registers, shared memory and warps, theoretical and achieved occupancy.
+parse_occupancy() {
+    awk '/Section: Occupancy/ { on = 1; next }
+         on && /^ *-+ / { next }
+         on && (NF == 0 || /^ *(OPT|INF|WRN)/) { exit }
+         on && /^ *(Block Limit (Registers|Shared Mem|Warps|SM)|Theoretical|Achieved) / &&
+         $(NF - 1) ~ /^(block|warp|%)$/ {
+             v = $NF; name = $1; for (i = 2; i <= NF - 2; i++) name = name " " $i
+             print name "\t" v }'
+}
+# --occupancy-from FILE: parse a saved ncu report (the test of the parser; no GPU needed).
+if [ "${1:-}" = "--occupancy-from" ]; then
+    [ -f "${2:-}" ] || { echo "compare: --occupancy-from needs a file" >&2; exit 2; }
+    parse_occupancy <"$2"
+    exit 0
+fi
+
 find_cuobjdump() {
     command -v cuobjdump 2>/dev/null && return
     local d
@@ -187,18 +205,11 @@ base_name() {
     n=${BASH_REMATCH[1]}
     echo "${m:${#BASH_REMATCH[0]}:$n}"
 }
-# Nsight Compute's Occupancy section for the first launch of one kernel: the row given to
-# --kernel runs alone (with its chapter's baselines, which -k leaves out), "name<TAB>value" lines.
+# The first launch of one kernel: the row given to --kernel runs alone (with its chapter's
+# baselines, which -k leaves out).
 occupancy_of() {
     ncu --clock-control none --section Occupancy -k "regex:$2" -c 1 \
-        "$bin" --kernel "$1" --iters 1 --warmup 0 2>/dev/null |
-        awk '/Section: Occupancy/ { on = 1; next }
-             on && /^ *-+ / { next }
-             on && (NF == 0 || /^ *(OPT|INF|WRN)/) { exit }
-             on && /^ *(Block Limit (Registers|Shared Mem|Warps|SM)|Theoretical|Achieved) / &&
-             $(NF - 1) ~ /^(block|warp|%)$/ {
-                 v = $NF; name = $1; for (i = 2; i <= NF - 2; i++) name = name " " $i
-                 print name "\t" v }'
+        "$bin" --kernel "$1" --iters 1 --warmup 0 2>/dev/null | parse_occupancy
 }
 if [ -n "$chapter" ]; then
     echo

@@ -274,6 +274,12 @@ else
     if echo "$out" | grep -q "none: the code looks alike"; then result PASS "compare: a kernel against itself gets no hint"
     else result FAIL "compare: a kernel against itself: $(echo "$out" | grep -A3 hints: | tail -n 3 | tr '\n' ' ')"; fi
 fi
+# compare's occupancy rows come from Nsight Compute's text report: parse a saved one (no GPU).
+occ=$(bash common/compare.sh --occupancy-from tests/ncu_occupancy_sample.txt)
+if [ "$(echo "$occ" | wc -l)" = 8 ] && echo "$occ" | grep -q $'^Theoretical Occupancy\t18.75$' &&
+    echo "$occ" | grep -q $'^Block Limit Registers\t1$' && ! echo "$occ" | grep -q Cluster; then
+    result PASS "compare: reads the 8 occupancy rows of a saved Nsight Compute report"
+else result FAIL "compare: occupancy rows: $(echo "$occ" | tr '\t\n' '= ')"; fi
 first_ch=$1
 out=$(BUILD=$BUILD bash common/compare.sh "$first_ch" no_such_kernel 2>&1); rc=$?
 if [ $rc = 2 ] && echo "$out" | grep -q "no stage"; then result PASS "compare: an unknown kernel is bad usage (2)"
