@@ -33,7 +33,6 @@
  *
  * Shapes: any M and N >= 1, K % 8 == 0. */
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -31,6 +31,7 @@
 #include "stage.h"
 #include "gemm07.h"
 #include "gemm06_sm90a.cuh"
+#include "gemm07_sm90a.cuh"
 #include "launch.cuh"
 #include "ptx/fence.cuh"
 #include "ptx/mbarrier.cuh"
@@ -125,37 +126,6 @@ static __global__ void __launch_bounds__(THREADS, 1)
     }
 }
 
-/* The map of A's scales: an fp32 tensor of L rows (K blocks) of M values, boxes of 128 x 1,
- * cached for the last eight problems like the operand maps. */
-static const CUtensorMap *scale_map_for(const float *scale_a, int M, int K, char *err, size_t len) {
-    static struct {
-        const float *p;
-        int M, K;
-        CUtensorMap map;
-    } cache[8];
-    static int used, next;
-    for (int i = 0; i < used; i++)
-        if (cache[i].p == scale_a && cache[i].M == M && cache[i].K == K) return &cache[i].map;
-    tensor_map_desc d;
-    memset(&d, 0, sizeof d);
-    d.base = scale_a;
-    d.type = TMAP_F32;
-    d.rank = 2;
-    d.dims[0] = (uint64_t)M;
-    d.dims[1] = (uint64_t)((K + 127) / 128);
-    d.strides[0] = (uint64_t)M * 4;
-    d.box[0] = BM;
-    d.box[1] = 1;
-    d.swizzle = TMAP_SWIZZLE_NONE;
-    d.fill = TMAP_FILL_ZERO;
-    const int slot = next;
-    if (tensor_map_encode(&cache[slot].map, &d, err, len) != TENSOR_MAP_OK) return NULL;
-    cache[slot].p = scale_a, cache[slot].M = M, cache[slot].K = K;
-    next = (next + 1) % 8;
-    if (used < 8) used++;
-    return &cache[slot].map;
-}
-
 extern "C" int STAGE(gemm07_block_scaled)(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                                           const float *scale_b, bf16_t *D, int M, int N, int K,
                                           cudaStream_t stream) {
@@ -166,7 +136,7 @@ extern "C" int STAGE(gemm07_block_scaled)(const e4m3_t *A, const e4m3_t *B, cons
     const gemm06_maps *maps =
         gemm06_maps_for_type(A, B, TMAP_U8, M, N, K, BM, BN, err, sizeof err);
     if (!maps) return launch_unsupported("%s", err);
-    const CUtensorMap *map_sa = scale_map_for(scale_a, M, K, err, sizeof err);
+    const CUtensorMap *map_sa = gemm07_scale_map_for(scale_a, M, K, BM, err, sizeof err);
     if (!map_sa) return launch_unsupported("%s", err);
     const launch_cfg cfg = {dim3(blocks_for(N, BN), blocks_for(M, BM)), dim3(THREADS),
                             (size_t)GEMM07_SMEM_BLOCK_SCALED, 0, stream};
