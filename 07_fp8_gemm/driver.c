@@ -356,6 +356,16 @@ static const row_entry GEMM_ROWS[] = {
              V_BLOCK, gemm07_block_scaled, "block_scaled_kernel",
              "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG SYNCS USETMAXREG FFMA", m_in_4s,
              GEMM07_SMEM_BLOCK_SCALED),
+    GEMM_ROW("final_tensor",
+             "5 (work in progress): persistent, 2-CTA clusters sharing B, TMA-store epilogue; per tensor",
+             V_TENSOR, gemm07_final_tensor, "final07_kernelILb0E",
+             "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG.2D.MULTICAST UCGABAR_ARV UTMASTG STSM SYNCS USETMAXREG FADD", NULL,
+             GEMM07_SMEM_FINAL),
+    GEMM_ROW("final_block",
+             "5 (work in progress): the same with A's 1x128 and B's 128x128 scales",
+             V_BLOCK, gemm07_final_block, "final07_kernelILb1E",
+             "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG.2D.MULTICAST UCGABAR_ARV UTMASTG STSM SYNCS USETMAXREG FFMA", m_in_4s,
+             GEMM07_SMEM_FINAL),
 };
 
 static struct {
@@ -712,7 +722,7 @@ int main(int argc, char **argv) {
             "Chapter 07, table 2 (gemm): D = (A scale_A)(B scale_B)^T, A and B e4m3 (both K-major,\n"
             "made from bf16 by table 1's kernels), D bf16, fp32 accumulation; per-tensor and\n"
             "block scales (A 1x128, B 128x128), against cuBLASLt (spot-checked in fp64) and the\n"
-            "bf16 product of the unquantized inputs (cuBLAS). Stages 2-4: per tensor, promoted, block scales.",
+            "bf16 product of the unquantized inputs (cuBLAS). Stages 2-5: per tensor, promoted, block scales, final.",
         .ndims = 3,
         .dim_names = {"m", "n", "k"},
         .dim_help = {"rows of A and D (default 4096)", "rows of B, columns of D (default 4096)",
