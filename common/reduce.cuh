@@ -1,5 +1,5 @@
 /* Warp and block reductions, shared by every chapter that reduces (02_reduce, 03_softmax,
- * 07_fp8_gemm's amax, 08_flash_attn). Device code only; include from .cu files. */
+ * 07_fp8_gemm's amax, 08_flash_attn's row statistics). Device code only; include from .cu files. */
 #ifndef REDUCE_CUH
 #define REDUCE_CUH
 
@@ -27,6 +27,15 @@ template <int WIDTH> __device__ __forceinline__ float lanes_max(float v) {
 }
 
 __device__ __forceinline__ float warp_max(float v) { return lanes_max<32>(v); }
+
+/* The sum over aligned groups of WIDTH lanes, lanes_max's sibling: 08's tiled attention keeps
+ * a query row in 4 lanes, each with part of the row's exponentials. */
+template <int WIDTH> __device__ __forceinline__ float lanes_sum(float v) {
+    static_assert(WIDTH >= 2 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0, "a power of two <= 32");
+#pragma unroll
+    for (int offset = WIDTH / 2; offset > 0; offset >>= 1) v += __shfl_xor_sync(FULL_MASK, v, offset);
+    return v;
+}
 
 __device__ __forceinline__ double warp_sum_f64(double v) {
 #pragma unroll
