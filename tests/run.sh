@@ -290,12 +290,12 @@ section "kernels at the test shapes"
 gpu_tests() { # mode-label binary args...: reads TEST lines
     local label=$1
     shift
-    local word chapter name shape rest rc
+    local word chapter name shape rest rc note=${FORCED:-}
     "$@" >"$BUILD/gpu_tests.out" 2>>"$LOG"
     rc=$?
     while read -r tag word chapter name shape rest; do
         [ "$tag" = TEST ] || continue
-        local what="gpu: $chapter $name $shape${rest:+ ($rest)}"
+        local what="gpu: $chapter $name $shape${rest:+ ($rest)}${note:+ [$note]}"
         case "$label:$word:$name" in
         *:SKIP:*) result SKIP "$what" ;;
         *:PASS:*) result PASS "$what" ;;
@@ -323,6 +323,22 @@ for ch in "$@"; do
             for _ in $(seq 1 "$n"); do result SKIP "gpu: $ch solved exercises: no GPU"; done
         fi
     fi
+done
+# Kernels that pick their configuration by size run at the test shapes once more with each
+# configuration forced (its environment variable), so that every configuration meets the odd
+# shapes, not only the one the rule picks there: chapter, kernels, variable, values.
+forced_configs=(
+    "06_wgmma_tma final GEMM06_FINAL_TILE 128x256 128x128 64x128"
+    "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE 256x128 128x128 64x128"
+)
+for line in "${forced_configs[@]}"; do
+    read -r ch kernels var values <<<"$line"
+    case " $* " in *" $ch "*) ;; *) continue ;; esac
+    picks=""
+    for k in ${kernels//,/ }; do picks="$picks --kernel $k"; done
+    for v in $values; do
+        FORCED="$var=$v" gpu_tests skeleton env "$var=$v" "$BUILD/bin/$ch" --test $picks
+    done
 done
 [ $gpu_present = 1 ] || echo "  no GPU: the kernel tests were skipped, not run"
 

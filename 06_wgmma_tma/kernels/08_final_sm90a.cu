@@ -179,23 +179,7 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
                 store_fragment<BN>(d, C, M, N, m0 + 64 * c, tn * BN);
                 continue;
             }
-            /* One box at a time through two buffers, taken in turn by a count of boxes that
-             * runs on across tiles (so that any number of boxes per tile would do): a buffer may be
-             * written once the store two boxes back, which read it, is done reading, i.e. at
-             * most one store group is pending. */
-#pragma unroll
-            for (int box = 0; box < BN / 64; box++, boxes++) {
-                const unsigned buf = staging + (boxes % 2) * 8192;
-                if (stores) tma_store_wait<1>();
-                named_barrier_sync(1 + c, 128);
-                stage_box<BN, T>(d, buf, box);
-                fence_proxy_async_shared();
-                named_barrier_sync(1 + c, 128);
-                if (stores) {
-                    tma_store_2d(&map_c, buf, tn * BN + 64 * box, m0 + 64 * c);
-                    tma_store_commit();
-                }
-            }
+            store_boxes<BN, T>(d, &map_c, staging, boxes, m0 + 64 * c, tn * BN, 1 + c, stores);
         }
         if (stores && tma_store) tma_store_wait<0>();
     }
@@ -232,18 +216,13 @@ static int forced_tile(void) {
     return tile;
 }
 
-/* The grid. A persistent cluster computes ceil(pairs / clusters) pairs at most, so launching
- * every cluster that fits (66 on an H100) buys nothing over launching the fewest that keep that
- * round count: at 4096^3 (256 pairs), 64 clusters do 4 pairs each, where 66 would leave 8 of
- * them a round short, idle at the end. And the SMs left idle hand their share of the power
- * budget to the others: measured on an H100, 64 clusters instead of 66 ran 0.5% faster at
- * 4096^3 and 1% at 8192^3. GEMM06_FINAL_CLUSTERS=n launches min(n, resident) instead. */
+/* The grid: gemm06_balanced_clusters (measured: 64 clusters instead of 66 ran 0.5% faster at
+ * 4096^3 and 1% at 8192^3 on an H100). GEMM06_FINAL_CLUSTERS=n launches min(n, resident)
+ * instead. */
 static long balanced_clusters(long pairs, long resident) {
     const char *e = getenv("GEMM06_FINAL_CLUSTERS");
     if (e && atol(e) > 0) return atol(e) < resident ? atol(e) : resident;
-    const long fit = pairs < resident ? pairs : resident;
-    const long rounds = (pairs + fit - 1) / fit;
-    return (pairs + rounds - 1) / rounds;
+    return gemm06_balanced_clusters(pairs, resident);
 }
 
 template <typename T, int BN, int CONS>

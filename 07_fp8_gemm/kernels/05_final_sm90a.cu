@@ -1,6 +1,5 @@
-/* Stage 5 — the final FP8 kernels (WORK IN PROGRESS: compiled and SASS-checked, never run on a
- * GPU; see the closing note of 2026-11-23): stages 3 and 4 with chapter 06's persistent,
- * clustered, TMA-store machinery, per tensor and block-scaled, with a tile per size.
+/* Stage 5 — the final FP8 kernels: stages 3 and 4 with chapter 06's persistent, clustered,
+ * TMA-store machinery, per tensor and block-scaled, with a tile per size.
  *
  * What changes from stages 3 and 4 (both promote every K tile into fp32 registers; this stage
  * keeps that, so its products match cuBLASLt's, which accumulates the same way):
@@ -10,19 +9,26 @@
  *  - Clusters: the two blocks of a cluster compute tiles stacked along M and share B's tile:
  *    each loads half of it and multicasts it to both (chapter 06, stage 6). A's scales (block
  *    scaling) are per row, so each block loads its own.
+ *  - Two accumulators in turn (128 x 128 and 64 x 128 tiles): K tile t + 1 is issued before
+ *    tile t is promoted (wgmma_wait_group<1>), so the tensor core works while the warpgroup
+ *    adds. The loop around it must show ptxas no divergent branch while groups are in flight
+ *    (the barrier's spin and the slot's release are inside asm), or it serializes the wgmmas.
  *  - The epilogue through shared memory: stmatrix into two 8 KiB boxes per consumer, a TMA
  *    store per box (chapter 06, stages 7-8), overlapped with the next tile's main loop; from
  *    registers when N % 8 != 0.
- *  - A tile per size: 128 x 128 with two consumers, or 64 x 128 with one for small M and small
- *    grids (the inference shapes, M = 64 and 128), picked like chapter 06's stage 8 (rounds x
- *    tile area / rate). Two accumulator sets (the promoted sum and one K tile's part) cap the
- *    fragment at 64 x 128 per consumer: 128 + 128 registers would not fit at n256.
+ *  - A tile per size: 256 x 128 (two consumers of two 64-row bands each: fewer bytes through
+ *    shared memory per product, one accumulator), 128 x 128 (two consumers) or 64 x 128 (one:
+ *    small M and small grids, the inference shapes), picked like chapter 06's stage 8 (rounds x
+ *    tile area / rate). A consumer's fp32 sums and its accumulators share 232 registers: 64 x 128
+ *    per band, so n256 (128 + 128 registers before addresses) does not fit.
  *
  * Shapes: any M and N (block scaling: M % 4 == 0, the TMA map of A's scales); K % 16 == 0. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <type_traits>
 
 #include "stage.h"
 #include "gemm07.h"
@@ -46,8 +52,8 @@
  * many as fit (at most 8) beside the scales of their A rows (block scaling: 64 * CONS floats per
  * slot, in a region of their own after the ring) and the staging (two 8 KiB boxes per
  * consumer, 1024-aligned for the TMA store's swizzle). */
-template <bool BLOCK, int CONS> struct final07_shape {
-    static constexpr int bm = 64 * CONS, threads = 128 * (1 + CONS);
+template <bool BLOCK, int CONS, int WAVES> struct final07_shape {
+    static constexpr int bm = 64 * CONS * WAVES, threads = 128 * (1 + CONS);
     static constexpr int a_bytes = bm * BK, b_half_bytes = BN / CLUSTER * BK;
     static constexpr int slot_bytes = (bm + BN) * BK;
     static constexpr int scale_bytes = BLOCK ? bm * 4 : 0;
@@ -59,24 +65,27 @@ template <bool BLOCK, int CONS> struct final07_shape {
     static constexpr int staging_at = (scales_at + depth * scale_bytes + 1023) / 1024 * 1024;
     static constexpr int smem = staging_at + CONS * staging_bytes + 1024;
 };
-static_assert(final07_shape<false, 2>::depth == 6 && final07_shape<true, 2>::depth == 5 &&
-                  final07_shape<false, 1>::depth == 8 && final07_shape<true, 1>::depth == 8,
+static_assert(final07_shape<false, 2, 1>::depth == 6 && final07_shape<true, 2, 1>::depth == 5 &&
+                  final07_shape<false, 1, 1>::depth == 8 && final07_shape<true, 1, 1>::depth == 8 &&
+                  final07_shape<false, 2, 2>::depth == 4 && final07_shape<true, 2, 2>::depth == 3,
               "slots");
-static_assert(final07_shape<false, 2>::smem == GEMM07_SMEM_FINAL &&
-                  final07_shape<true, 2>::smem <= GEMM07_SMEM_FINAL &&
-                  final07_shape<false, 1>::smem <= GEMM07_SMEM_FINAL &&
-                  final07_shape<true, 1>::smem <= GEMM07_SMEM_FINAL,
+static_assert(final07_shape<false, 2, 1>::smem == GEMM07_SMEM_FINAL &&
+                  final07_shape<true, 2, 1>::smem <= GEMM07_SMEM_FINAL &&
+                  final07_shape<false, 1, 1>::smem <= GEMM07_SMEM_FINAL &&
+                  final07_shape<true, 1, 1>::smem <= GEMM07_SMEM_FINAL &&
+                  final07_shape<false, 2, 2>::smem <= GEMM07_SMEM_FINAL &&
+                  final07_shape<true, 2, 2>::smem <= GEMM07_SMEM_FINAL,
               "gemm07.h agrees");
 
-template <bool BLOCK, int CONS>
-static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS>::threads, 1)
+template <bool BLOCK, int CONS, int WAVES>
+static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES>::threads, 1)
     final07_kernel(const __grid_constant__ CUtensorMap map_a,
                    const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_sa,
                    const __grid_constant__ CUtensorMap map_d, bf16_t *__restrict__ D, int M, int N,
                    int K, const float *__restrict__ scale_a, const float *__restrict__ scale_b,
                    const gemm06_tiles pairs, const int tma_store) {
-    using S = final07_shape<BLOCK, CONS>;
+    using S = final07_shape<BLOCK, CONS, WAVES>;
     constexpr int DEPTH = S::depth, BM = S::bm;
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) unsigned long long full[DEPTH], empty[DEPTH];
@@ -134,13 +143,13 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS>::threads, 1)
         const int c = wg - 1;
         const int t128 = threadIdx.x % 128;
         const bool signals = t128 % 32 == 0, stores = t128 == 0;
-        const int row = 64 * c + 16 * (t128 / 32) + (t128 % 32) / 4; /* and row + 8 */
+        const int row = 16 * (t128 / 32) + (t128 % 32) / 4; /* in its 64 rows; and row + 8 */
         const unsigned staging = ring + S::staging_at + c * S::staging_bytes;
         const float tensor_scale = BLOCK ? 1.0f : __ldg(scale_a) * __ldg(scale_b);
-        auto release = [&](int s) {
-            if (signals)
-                for (unsigned r = 0; r < CLUSTER; r++)
-                    mbarrier_arrive_remote(mapa_shared(smem_addr(&empty[s]), r));
+        auto release = [&](int s) { /* no branch: see mbarrier_arrive_remote_if */
+#pragma unroll
+            for (unsigned r = 0; r < CLUSTER; r++)
+                mbarrier_arrive_remote_if(mapa_shared(smem_addr(&empty[s]), r), signals);
         };
         int it = 0;
         unsigned boxes = 0;
@@ -149,54 +158,119 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS>::threads, 1)
             gemm06_tile_at(pairs, p, pm, tn);
             const int m0 = (pm * CLUSTER + (int)rank) * BM;
             const float *sb = scale_b + (long)tn * k_tiles4; /* BN = 128: one B block column */
-            float sum[BN / 2], part[BN / 2];
+            /* This consumer's rows: WAVES bands of 64, from m0 + 64 * WAVES * c. A band past M
+             * (a cluster's second block at M <= 64, say) has nothing to compute or store. */
+            const int band0 = m0 + 64 * WAVES * c;
+            float sum[WAVES][BN / 2], part[BN / 2];
 #pragma unroll
-            for (int i = 0; i < BN / 2; i++) sum[i] = 0.0f, part[i] = 0.0f;
+            for (int w = 0; w < WAVES; w++)
+#pragma unroll
+                for (int i = 0; i < BN / 2; i++) sum[w][i] = 0.0f;
+#pragma unroll
+            for (int i = 0; i < BN / 2; i++) part[i] = 0.0f;
             wgmma_fence_operands(part);
-
-            for (int t = 0; t < k_tiles; t++, it++) {
-                const int s = it % DEPTH;
-                const unsigned a = ring + s * S::slot_bytes + c * 64 * 128;
+            /* One K tile of band `band` (of the block's 64-row bands) from slot s into acc. */
+            auto issue = [&](float(&acc)[BN / 2], int s, int band) {
+                const unsigned a = ring + s * S::slot_bytes + band * 64 * BK;
                 const unsigned b = ring + s * S::slot_bytes + S::a_bytes;
-                const float b_scale = BLOCK ? __ldg(sb + t) : 1.0f;
-                mbarrier_wait_parity(smem_addr(&full[s]), (it / DEPTH) & 1);
                 wgmma_fence();
 #pragma unroll
                 for (int k = 0; k < BK / 32; k++)
-                    wgmma_e4m3_e4m3_ss<BN>(part, desc_sw128(a + 32 * k), desc_sw128(b + 32 * k),
+                    wgmma_e4m3_e4m3_ss<BN>(acc, desc_sw128(a + 32 * k), desc_sw128(b + 32 * k),
                                            k > 0);
                 wgmma_commit_group();
-                float f0 = 1.0f, f1 = 1.0f;
+            };
+            /* The factors of this thread's two rows (row, row + 8) for K tile t: block scaling's
+             * A scale (beside the slot) times B's; 1 per tensor (applied once, at the end). */
+            auto factors = [&](int s, int band, int t, float &f0, float &f1) {
+                f0 = f1 = 1.0f;
                 if (BLOCK) {
-                    const float *rows = (const float *)(base + S::scales_at + s * S::scale_bytes);
+                    const float b_scale = __ldg(sb + t);
+                    const float *rows =
+                        (const float *)(base + S::scales_at + s * S::scale_bytes) + band * 64;
                     f0 = rows[row] * b_scale, f1 = rows[row + 8] * b_scale;
                 }
-                wgmma_wait_group<0>();
-                wgmma_fence_operands(part);
-                release(s);
+            };
+            auto promote = [&](float(&dst)[BN / 2], const float(&acc)[BN / 2], float f0, float f1) {
 #pragma unroll
-                for (int i = 0; i < BN / 2; i++) sum[i] += part[i] * ((i / 2) % 2 ? f1 : f0);
-            }
-            if (!BLOCK) {
-#pragma unroll
-                for (int i = 0; i < BN / 2; i++) sum[i] *= tensor_scale;
-            }
-            if (!tma_store) {
-                store_fragment<BN, bf16_t>(sum, D, M, N, m0 + 64 * c, tn * BN);
-                continue;
-            }
-#pragma unroll
-            for (int box = 0; box < BN / 64; box++, boxes++) {
-                const unsigned buf = staging + (boxes % 2) * 8192;
-                if (stores) tma_store_wait<1>();
-                named_barrier_sync(1 + c, 128);
-                stage_box<BN, bf16_t>(sum, buf, box);
-                fence_proxy_async_shared();
-                named_barrier_sync(1 + c, 128);
-                if (stores) {
-                    tma_store_2d(&map_d, buf, tn * BN + 64 * box, m0 + 64 * c);
-                    tma_store_commit();
+                for (int i = 0; i < BN / 2; i++) dst[i] += acc[i] * ((i / 2) % 2 ? f1 : f0);
+            };
+
+            if (WAVES == 1 && band0 < M) {
+                /* Two accumulators in turn: K tile t + 1 is issued before tile t is promoted,
+                 * so the tensor core multiplies while this warpgroup adds (wait_group<1>: all
+                 * but the newest group done). With one, each promotion is a gap in the tensor
+                 * core's work unless the other consumer happens to fill it, and the two
+                 * consumers, started together, stay in step. */
+                float other[BN / 2];
+                auto wait_full = [&](int i) {
+                    mbarrier_wait_parity_in_asm(smem_addr(&full[i % DEPTH]), (i / DEPTH) & 1);
+                };
+                /* Tile t, in acc, done once at most `pending` groups (the newest) are still
+                 * in flight: its slot handed back, its sum promoted. */
+                auto finish = [&](float(&acc)[BN / 2], int t, auto pending) {
+                    const int s = it % DEPTH;
+                    float f0, f1;
+                    factors(s, c, t, f0, f1);
+                    wgmma_wait_group<decltype(pending)::value>();
+                    wgmma_fence_operands(acc);
+                    release(s);
+                    promote(sum[0], acc, f0, f1);
+                    it++;
+                };
+                const std::integral_constant<int, 1> newest_pending;
+                const std::integral_constant<int, 0> none_pending;
+                /* Tile t is in acc: issue tile t + 1 into next, then finish t. */
+                auto step = [&](float(&acc)[BN / 2], float(&next)[BN / 2], int t) {
+                    wait_full(it + 1);
+                    issue(next, (it + 1) % DEPTH, c);
+                    finish(acc, t, newest_pending);
+                };
+                wait_full(it);
+                issue(part, it % DEPTH, c);
+                int t = 0;
+                for (; t + 2 < k_tiles; t += 2) {
+                    step(part, other, t);
+                    step(other, part, t + 1);
                 }
+                if (t + 1 < k_tiles) {
+                    step(part, other, t);
+                    finish(other, t + 1, none_pending);
+                } else {
+                    finish(part, t, none_pending);
+                }
+            } else {
+                for (int t = 0; t < k_tiles; t++, it++) {
+                    const int s = it % DEPTH;
+                    mbarrier_wait_parity(smem_addr(&full[s]), (it / DEPTH) & 1);
+#pragma unroll
+                    for (int w = 0; w < WAVES; w++) {
+                        if (band0 + 64 * w >= M) continue;
+                        const int band = c * WAVES + w;
+                        issue(part, s, band);
+                        float f0, f1;
+                        factors(s, band, t, f0, f1);
+                        wgmma_wait_group<0>();
+                        wgmma_fence_operands(part);
+                        if (w == WAVES - 1) release(s);
+                        promote(sum[w], part, f0, f1);
+                    }
+                    if (band0 + 64 * (WAVES - 1) >= M) release(s); /* the last band skipped */
+                }
+            }
+#pragma unroll
+            for (int w = 0; w < WAVES; w++) {
+                if (!BLOCK) {
+#pragma unroll
+                    for (int i = 0; i < BN / 2; i++) sum[w][i] *= tensor_scale;
+                }
+                if (band0 + 64 * w >= M) continue; /* uniform over the block's consumer */
+                if (!tma_store) {
+                    store_fragment<BN, bf16_t>(sum[w], D, M, N, band0 + 64 * w, tn * BN);
+                    continue;
+                }
+                store_boxes<BN, bf16_t>(sum[w], &map_d, staging, boxes, band0 + 64 * w, tn * BN,
+                                        1 + c, stores);
             }
         }
         if (stores && tma_store) tma_store_wait<0>();
@@ -205,18 +279,11 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS>::threads, 1)
     cluster_wait();
 }
 
-/* Chapter 06's balanced grid: the fewest clusters that keep the round count. */
-static long balanced_clusters(long pairs, long resident) {
-    const long fit = pairs < resident ? pairs : resident;
-    const long rounds = (pairs + fit - 1) / fit;
-    return (pairs + rounds - 1) / rounds;
-}
-
-template <bool BLOCK, int CONS>
+template <bool BLOCK, int CONS, int WAVES>
 static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                           const float *scale_b, bf16_t *D, int M, int N, int K,
                           cudaStream_t stream) {
-    using S = final07_shape<BLOCK, CONS>;
+    using S = final07_shape<BLOCK, CONS, WAVES>;
     const long rows = (blocks_for(M, S::bm) + CLUSTER - 1) / CLUSTER, cols = blocks_for(N, BN);
     if (rows > 65535 || cols > 65535 || rows * cols > 0x7fffffffL)
         return launch_unsupported("more than 65535 tile rows or columns");
@@ -238,44 +305,66 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     gemm06_tiles pairs = {(int)rows, (int)cols, GEMM06_ORDER_GROUPED, 8};
     launch_cfg cfg = {dim3(CLUSTER), dim3(S::threads), (size_t)S::smem, CLUSTER, stream};
     static int resident; /* per instantiation */
-    if (!resident) resident = launch_resident_clusters((const void *)final07_kernel<BLOCK, CONS>, &cfg);
-    if (resident > 0) cfg.grid = dim3((unsigned)(CLUSTER * balanced_clusters(rows * cols, resident)));
-    return launch_kernel(final07_kernel<BLOCK, CONS>, cfg, maps->map_a, maps->map_b, *map_sa,
+    if (!resident) resident = launch_resident_clusters((const void *)final07_kernel<BLOCK, CONS, WAVES>, &cfg);
+    if (resident > 0) cfg.grid = dim3((unsigned)(CLUSTER * gemm06_balanced_clusters(rows * cols, resident)));
+    return launch_kernel(final07_kernel<BLOCK, CONS, WAVES>, cfg, maps->map_a, maps->map_b, *map_sa,
                          map_d ? *map_d : unused, D, M, N, K, scale_a, scale_b, pairs,
                          map_d != NULL);
 }
 
-/* 128 x 128 unless 64 x 128 tiles take fewer rounds on the SMs (M <= 64 per pair of blocks, or a
- * grid too small to fill them): chapter 06's estimate, rounds x area / rate, with the rates of
- * the bf16 tiles (not yet measured for FP8). GEMM07_FINAL_TILE=128x128|64x128 forces one (read
- * once); 0 for any other value. */
-static int pick_cons(int M, int N) {
+/* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
+ * round is one tile on every cluster slot. Tiles (consumers x bands of 64 rows each):
+ * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
+ * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23). Block-scaled, 256 x 128 is slower than
+ * 128 x 128 at every swept shape (3 slots, one accumulator: see the README), so it is never
+ * picked (rate 0), only forced. GEMM07_FINAL_TILE=256x128, 128x128 or 64x128 forces one (read
+ * once); any other value is refused. */
+enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_BAD = 0 };
+static int pick_tile(bool block, int M, int N) {
     static int forced = -1;
     if (forced < 0) {
         const char *e = getenv("GEMM07_FINAL_TILE");
-        forced = !e || !*e ? 3 : !strcmp(e, "128x128") ? 2 : !strcmp(e, "64x128") ? 1 : 0;
+        forced = !e || !*e                 ? 4
+                 : !strcmp(e, "256x128") ? TILE_256
+                 : !strcmp(e, "128x128") ? TILE_128
+                 : !strcmp(e, "64x128")  ? TILE_64
+                                         : TILE_BAD;
     }
-    if (forced != 3) return forced;
+    if (forced != 4) return forced;
     const long slots = gemm06_sms() / CLUSTER, cols = blocks_for(N, BN);
-    const long wide = ((blocks_for(M, 128) + 1) / 2 * cols + slots - 1) / slots;
-    const long narrow = ((blocks_for(M, 64) + 1) / 2 * cols + slots - 1) / slots;
-    return (double)narrow * 64 / 505 < (double)wide * 128 / 751 ? 1 : 2;
+    static const int rows[3] = {64, 128, 256};
+    static const double rate[2][3] = {{974, 1137, 1187}, {924, 1046, 0}};
+    int best = TILE_64;
+    double best_cost = 0;
+    for (int i = 0; i < 3; i++) {
+        if (rate[block][i] <= 0) continue;
+        const long pairs = (blocks_for(M, rows[i]) + 1) / 2 * cols;
+        const double cost = (double)((pairs + slots - 1) / slots) * rows[i] / rate[block][i];
+        if (i == 0 || cost < best_cost) best = i + 1, best_cost = cost;
+    }
+    return best;
+}
+
+template <bool BLOCK>
+static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
+                         const float *scale_b, bf16_t *D, int M, int N, int K,
+                         cudaStream_t stream) {
+    switch (pick_tile(BLOCK, M, N)) {
+    case TILE_64: return launch_final07<BLOCK, 1, 1>(A, B, scale_a, scale_b, D, M, N, K, stream);
+    case TILE_128: return launch_final07<BLOCK, 2, 1>(A, B, scale_a, scale_b, D, M, N, K, stream);
+    case TILE_256: return launch_final07<BLOCK, 2, 2>(A, B, scale_a, scale_b, D, M, N, K, stream);
+    default: return launch_unsupported("GEMM07_FINAL_TILE must be 256x128, 128x128 or 64x128");
+    }
 }
 
 extern "C" int STAGE(gemm07_final_tensor)(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                                           const float *scale_b, bf16_t *D, int M, int N, int K,
                                           cudaStream_t stream) {
-    const int cons = pick_cons(M, N);
-    if (!cons) return launch_unsupported("GEMM07_FINAL_TILE must be 128x128 or 64x128");
-    return cons == 1 ? launch_final07<false, 1>(A, B, scale_a, scale_b, D, M, N, K, stream)
-                     : launch_final07<false, 2>(A, B, scale_a, scale_b, D, M, N, K, stream);
+    return launch_picked<false>(A, B, scale_a, scale_b, D, M, N, K, stream);
 }
 
 extern "C" int STAGE(gemm07_final_block)(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                                          const float *scale_b, bf16_t *D, int M, int N, int K,
                                          cudaStream_t stream) {
-    const int cons = pick_cons(M, N);
-    if (!cons) return launch_unsupported("GEMM07_FINAL_TILE must be 128x128 or 64x128");
-    return cons == 1 ? launch_final07<true, 1>(A, B, scale_a, scale_b, D, M, N, K, stream)
-                     : launch_final07<true, 2>(A, B, scale_a, scale_b, D, M, N, K, stream);
+    return launch_picked<true>(A, B, scale_a, scale_b, D, M, N, K, stream);
 }

@@ -90,6 +90,20 @@ __device__ __forceinline__ void mbarrier_wait_parity(unsigned bar, unsigned pari
     }
 }
 
+/* mbarrier_wait_parity with the spin loop inside the asm: the compiler sees no branch. That
+ * matters where wgmma groups are in flight across the wait (a consumer waiting for K tile t + 1
+ * while tile t multiplies): ptxas treats the C loop's branch on a per-thread predicate as a
+ * divergent path, and makes wgmma wait there (warning C7518, "wgmma.mma_async instructions are
+ * serialized"), which undoes the overlap. CUTLASS's ClusterBarrier::wait is written this way. */
+__device__ __forceinline__ void mbarrier_wait_parity_in_asm(unsigned bar, unsigned parity) {
+    asm volatile("{ .reg .pred p;\n\t"
+                 "WAIT_%=:\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
+                 "@!p bra WAIT_%=; }" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+
 /* The same with acquire at cluster scope: what other CTAs released into this barrier (the
  * bytes of their st.async, their ordinary writes before a cluster-scope remote arrive) is
  * visible to this thread once the wait succeeds. Not needed for the bytes of a TMA load,
@@ -126,6 +140,17 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(unsigned remote_bar) {
  * a K loop (two arrivals per warp per K tile) cut chapter 06's stage 6 to 0.37x of cuBLAS. */
 __device__ __forceinline__ void mbarrier_arrive_remote(unsigned remote_bar) {
     asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote_bar) : "memory");
+}
+
+/* The same, by the threads for which `pred` holds, as a predicate inside the asm rather than an
+ * `if`: no branch for ptxas to see while wgmma groups are in flight (see
+ * mbarrier_wait_parity_in_asm). */
+__device__ __forceinline__ void mbarrier_arrive_remote_if(unsigned remote_bar, bool pred) {
+    asm volatile("{ .reg .pred p;\n\t"
+                 "setp.ne.u32 p, %1, 0;\n\t"
+                 "@p mbarrier.arrive.shared::cluster.b64 _, [%0]; }" ::"r"(remote_bar),
+                 "r"((unsigned)pred)
+                 : "memory");
 }
 
 #endif
