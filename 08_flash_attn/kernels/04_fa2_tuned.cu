@@ -13,19 +13,20 @@
  *  - The softmax's arithmetic: scores stay raw (q.k), their max is taken raw, and
  *    p = 2^(s c - m c) with c = scale * log2(e): one FFMA and one MUFU.EX2 (ex2.approx) per
  *    score, where stage 3 paid an FMUL for the scale, then expf's range reduction around its
- *    MUFU.EX2. At D = 64 there is one exponential per 256 tensor-core FLOPs, and the MUFU
- *    unit is 16 lanes wide per SM quadrant against the HMMA's rate: the softmax is what
- *    limits D = 64 here.
+ *    MUFU.EX2. At D = 64 there is one exponential per 256 tensor-core FLOPs: an H100 SM's 16
+ *    exponentials a clock (the MUFU's rate on cc 8.x/9.0) against its 4096 dense fp16 FLOPs
+ *    a clock (989 TFLOPS / 132 SMs / 1.83 GHz) is one per 256. The exponentials alone can take
+ *    as long as both products, so every instruction around them counts.
  *  - Causal: the key tiles wholly after the block's last query are not loaded or computed
  *    (the loop ends at min(n, q0 + 128)), and the mask is applied only to a warp's tiles that
  *    cross its diagonal or hold keys past n, not to every score of every tile. Causal blocks
  *    run in reverse query order (the longest first), so the short ones fill the tail.
  *  - Per-D tiles for the register budget: 128 queries a block, 8 warps of 16 rows (the K/V
  *    tiles in shared memory serve twice stage 3's queries: half the L2 -> SM traffic per
- *    FLOP). At D = 128: O 64 + Q 32 + S 32 fp32 registers a lane with 64-key tiles (128-key
- *    tiles would need 32 more for S and would spill); at D = 64: O 32 + Q 16 + S 64 with
+ *    FLOP). At D = 128: O 64 + Q 32 + S 32 registers a lane with 64-key tiles (128-key tiles
+ *    need 32 more for S: ptxas then uses 255 and spills); at D = 64: O 32 + Q 16 + S 64 with
  *    128-key tiles, half the loop trips and barriers of 64-key ones. __launch_bounds__(256, 1)
- *    lets a lane have 255 registers: one block (8 warps) an SM, FlashAttention-2's occupancy.
+ *    lets a lane have 255 registers: one block (8 warps) an SM, as stage 3's two blocks of 4.
  *
  * What to look for: in the SASS, MUFU.EX2 without the FMULs and FSETPs of expf around it,
  * LDGSTS between the HMMAs, and no LDL/STL (make test checks HMMA, LDSM, LDGSTS, MUFU.EX2,
