@@ -32,8 +32,8 @@
  *
  * FLOPs: 4 D per (query, key) pair (2 D for q.k, 2 D for p v), over all b h pairs: 4 b h n^2 D,
  * and for the causal rows 4 b h D n (n + 1) / 2, the pairs the mask keeps (the diagonal
- * included). Stage 1 and 2 compute the masked half too: their causal TFLOPS count only the
- * useful work. */
+ * included). Stages 1-3 compute the masked half too (stage 4 skips the tiles after the
+ * diagonal): the causal TFLOPS count only the useful work. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -484,7 +484,9 @@ int main(int argc, char **argv) {
             "Chapter 08: attention forward, O = softmax(Q K^T / sqrt(D) [causal]) V with the\n"
             "log-sum-exp of each row; Q, K, V, O [b, h, n, d] in fp16 or bf16, fp32 statistics.\n"
             "Stage 1 materializes S (cuBLAS, row softmax, cuBLAS); stage 2 streams K and V\n"
-            "tiles through shared memory with the online softmax (FlashAttention's algorithm).",
+            "tiles through shared memory with the online softmax (FlashAttention's algorithm);\n"
+            "stage 3 runs both products on mma.sync with P in registers (FlashAttention-2);\n"
+            "stage 4 double-buffers K/V, swizzles, uses exp2 and skips causal tiles.",
         .ndims = 4,
         .dim_names = {"b", "h", "n", "d"},
         .dim_help = {"batch (default 4)", "heads (default 16)",
