@@ -52,9 +52,24 @@ static inline double attn_naive_scratch_bytes(long b, long h, long n) {
 #define ATTN_TILED_SMEM(D)                                                                        \
     ((ATTN_TILED_BQ + 2 * ATTN_TILED_BK) * ((D) + 2) * 2 + ATTN_TILED_BQ * (ATTN_TILED_BK + 1) * 4)
 
+/* Stage 3: one block of 4 warps per 64 queries (16 rows a warp), K/V tiles of 64 keys; the Q,
+ * K and V tiles in shared memory with rows padded by 8 elements (16 bytes). */
+#define ATTN_FA2_BQ 64
+#define ATTN_FA2_BK 64
+#define ATTN_FA2_SMEM(D) ((ATTN_FA2_BQ + 2 * ATTN_FA2_BK) * ((D) + 8) * 2)
+
+/* Stage 4: one block of 8 warps per 128 queries; K/V tiles of 64 keys at D = 128 and 128 at
+ * D = 64 (what the registers allow: README, "Stage 4"); two K and two V buffers, unpadded
+ * swizzled rows. 96 KiB at D = 128, 80 KiB at D = 64. */
+#define ATTN_FA2T_BQ 128
+#define ATTN_FA2T_BK(D) ((D) == 64 ? 128 : 64)
+#define ATTN_FA2T_SMEM(D) ((ATTN_FA2T_BQ + 4 * ATTN_FA2T_BK(D)) * (D) * 2)
+
 #define ATTN_LAUNCHERS(p)                                                                          \
     int p##attn_naive(const attn_args *a, cudaStream_t stream);                                    \
-    int p##attn_tiled_online(const attn_args *a, cudaStream_t stream);
+    int p##attn_tiled_online(const attn_args *a, cudaStream_t stream);                             \
+    int p##attn_fa2(const attn_args *a, cudaStream_t stream);                                      \
+    int p##attn_fa2_tuned(const attn_args *a, cudaStream_t stream);
 
 /* The reference stages, in kernels/, and your exercises (the same names with ex_), in exercises/. */
 ATTN_LAUNCHERS()

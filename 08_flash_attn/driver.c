@@ -32,8 +32,8 @@
  *
  * FLOPs: 4 D per (query, key) pair (2 D for q.k, 2 D for p v), over all b h pairs: 4 b h n^2 D,
  * and for the causal rows 4 b h D n (n + 1) / 2, the pairs the mask keeps (the diagonal
- * included). Stage 1 and 2 compute the masked half too: their causal TFLOPS count only the
- * useful work. */
+ * included). Stages 1-3 compute the masked half too (stage 4 skips the tiles after the
+ * diagonal): the causal TFLOPS count only the useful work. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -112,29 +112,53 @@ static bool naive_supports(const shape *s, char *why, size_t len) {
     return true;
 }
 
-#define ATTN_ROW(nm, desc, var, fn, sym, must, lib, sup, smem)                                     \
-    {{nm, desc, ARCH_ANY, sym, must, NO_SPILLS}, ROLE_STAGE, var, (any_fn)fn, (any_fn)ex_##fn,     \
+#define ATTN_ROW_ARCH(nm, desc, arch, var, fn, sym, must, lib, sup, smem)                         \
+    {{nm, desc, arch, sym, must, NO_SPILLS}, ROLE_STAGE, var, (any_fn)fn, (any_fn)ex_##fn,     \
      NULL, lib, sup, smem}
+#define ATTN_ROW(nm, desc, var, fn, sym, must, lib, sup, smem)                                     \
+    ATTN_ROW_ARCH(nm, desc, ARCH_ANY, var, fn, sym, must, lib, sup, smem)
 #define NAIVE_ROW(nm, desc, var)                                                                    \
     ATTN_ROW(nm, desc, var, attn_naive, "attn_softmax_rows_kernel", "MUFU.EX2 SHFL.BFLY", NULL,     \
              naive_supports, 0)
 #define TILED_ROW(nm, desc, var, lib)                                                              \
     ATTN_ROW(nm, desc, var, attn_tiled_online, "tiled_online_kernel", "MUFU.EX2 SHFL.BFLY BAR", lib, \
              NULL, ATTN_TILED_SMEM(128))
+/* Stages 3 and 4: the tensor cores (HMMA: both products; LDSM: ldmatrix, .MT88 the V operand),
+ * cp.async (LDGSTS), MUFU.EX2, the 4-lane shuffles, no local memory. */
+#define FA2_MUST "HMMA.16816.F32 LDSM.16.M88.4 LDSM.16.MT88.4 LDGSTS MUFU.EX2 SHFL.BFLY BAR"
+#define FA2_ROW(nm, desc, var, lib)                                                                \
+    ATTN_ROW_ARCH(nm, desc, ARCH_SM80, var, attn_fa2, "fa2_mma_kernel", FA2_MUST, lib, NULL,     \
+                  ATTN_FA2_SMEM(128))
+#define FA2T_ROW(nm, desc, var, lib)                                                               \
+    ATTN_ROW_ARCH(nm, desc, ARCH_SM80, var, attn_fa2_tuned, "fa2_tuned_kernel", FA2_MUST, lib,   \
+                  NULL, ATTN_FA2T_SMEM(128))
 
 static const row_entry ROWS[] = {
     NAIVE_ROW("f16_naive", "1: S = QK^T (cuBLAS, fp32 S), row softmax over S, O = PV (cuBLAS)", 0),
     TILED_ROW("f16_tiled_online", "2: 64-query tiles, K/V tiles in smem, online softmax, CUDA cores",
               0, "f16_naive"),
+    FA2_ROW("f16_fa2", "3: mma.sync for QK^T and PV, P in registers, 4 warps x 16 queries", 0,
+            "f16_naive"),
+    FA2T_ROW("f16_fa2_tuned", "4: 128 queries, double-buffered K/V, swizzle, exp2, causal skip", 0,
+             "f16_naive"),
     NAIVE_ROW("f16_naive_causal", "1, causal: the mask in the softmax; the GEMMs compute all of S",
               V_CAUSAL),
     TILED_ROW("f16_tiled_online_causal", "2, causal: every tile computed, keys after the query masked",
               V_CAUSAL, "f16_naive_causal"),
+    FA2_ROW("f16_fa2_causal", "3, causal: every tile computed and masked", V_CAUSAL,
+            "f16_naive_causal"),
+    FA2T_ROW("f16_fa2_tuned_causal", "4, causal: tiles after the diagonal skipped", V_CAUSAL,
+             "f16_naive_causal"),
     NAIVE_ROW("bf16_naive", "1 on bf16 inputs", V_BF16),
     TILED_ROW("bf16_tiled_online", "2 on bf16 inputs", V_BF16, "bf16_naive"),
+    FA2_ROW("bf16_fa2", "3 on bf16 inputs", V_BF16, "bf16_naive"),
+    FA2T_ROW("bf16_fa2_tuned", "4 on bf16 inputs", V_BF16, "bf16_naive"),
     NAIVE_ROW("bf16_naive_causal", "1 on bf16 inputs, causal", V_BF16 | V_CAUSAL),
     TILED_ROW("bf16_tiled_online_causal", "2 on bf16 inputs, causal", V_BF16 | V_CAUSAL,
               "bf16_naive_causal"),
+    FA2_ROW("bf16_fa2_causal", "3 on bf16 inputs, causal", V_BF16 | V_CAUSAL, "bf16_naive_causal"),
+    FA2T_ROW("bf16_fa2_tuned_causal", "4 on bf16 inputs, causal", V_BF16 | V_CAUSAL,
+             "bf16_naive_causal"),
 };
 
 /* ---- setup ----------------------------------------------------------------------------------- */
@@ -460,7 +484,9 @@ int main(int argc, char **argv) {
             "Chapter 08: attention forward, O = softmax(Q K^T / sqrt(D) [causal]) V with the\n"
             "log-sum-exp of each row; Q, K, V, O [b, h, n, d] in fp16 or bf16, fp32 statistics.\n"
             "Stage 1 materializes S (cuBLAS, row softmax, cuBLAS); stage 2 streams K and V\n"
-            "tiles through shared memory with the online softmax (FlashAttention's algorithm).",
+            "tiles through shared memory with the online softmax (FlashAttention's algorithm);\n"
+            "stage 3 runs both products on mma.sync with P in registers (FlashAttention-2);\n"
+            "stage 4 double-buffers K/V, swizzles, uses exp2 and skips causal tiles.",
         .ndims = 4,
         .dim_names = {"b", "h", "n", "d"},
         .dim_help = {"batch (default 4)", "heads (default 16)",

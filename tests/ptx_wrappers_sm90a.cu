@@ -10,9 +10,11 @@
 #include <cuda_runtime.h>
 
 #include "ptx/cluster.cuh"
+#include "ptx/ex2.cuh"
 #include "ptx/fence.cuh"
 #include "ptx/ld_global.cuh"
 #include "ptx/mbarrier.cuh"
+#include "ptx/mma.cuh"
 #include "ptx/named_barrier.cuh"
 #include "ptx/setmaxnreg.cuh"
 #include "ptx/smem.cuh"
@@ -236,4 +238,24 @@ extern "C" __global__ void __launch_bounds__(256)
     vals[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
     named_barrier_sync(1 + wg, 128);
     out[blockIdx.x * 256 + threadIdx.x] = vals[wg * 128 + (threadIdx.x + 1) % 128];
+}
+
+/* The bf16 tensor-core product (08's bf16 rows): one m16n8k16 on fragments read from global
+ * memory, the fp32 accumulator written back. */
+// sass: ptx_check_mma_bf16 HMMA.16816.F32.BF16
+extern "C" __global__ void ptx_check_mma_bf16(const unsigned *__restrict__ in,
+                                              float *__restrict__ out) {
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned a[4] = {in[lane], in[32 + lane], in[64 + lane], in[96 + lane]};
+    const unsigned b[2] = {in[128 + lane], in[160 + lane]};
+    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    mma_m16n8k16_bf16_f32(d, a, b);
+    for (int i = 0; i < 4; i++) out[4 * lane + i] = d[i];
+}
+
+/* 08 stage 4's softmax exponential: 2^x, one MUFU.EX2 per element. */
+// sass: ptx_check_ex2 MUFU.EX2
+extern "C" __global__ void ptx_check_ex2(const float *__restrict__ in, float *__restrict__ out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = ex2_approx(in[i]);
 }

@@ -1,7 +1,9 @@
-/* mma.sync m16n8k16 (sm_80+): one warp multiplies a 16x16 fp16 tile of A by a 16x8 tile of B
- * and adds a 16x8 accumulator, all operands in registers. SASS: HMMA.16816.F32 / HMMA.16816.F16.
+/* mma.sync m16n8k16 (sm_80+): one warp multiplies a 16x16 fp16 (or bf16) tile of A by a 16x8
+ * tile of B and adds a 16x8 accumulator, all operands in registers. PTX ISA 9.7.14.5.8.
+ * SASS: HMMA.16816.F32 / HMMA.16816.F16 / HMMA.16816.F32.BF16.
  *
- * Fragment layouts (lane t, group g = t/4, pair p = 2*(t%4)); each register holds two fp16:
+ * Fragment layouts (lane t, group g = t/4, pair p = 2*(t%4)); each register holds two fp16 or
+ * bf16, the lower column (A, C) or k (B) in the low 16 bits:
  *   A (16x16, row-major)  a0: (g,   p..p+1)   a1: (g+8, p..p+1)
  *                         a2: (g,   p+8..p+9) a3: (g+8, p+8..p+9)
  *   B (16x8, "col")       b0: (k = p..p+1,   n = g)   b1: (k = p+8..p+9, n = g)
@@ -37,6 +39,16 @@ __device__ __forceinline__ void mma_m16n8k16_f16(unsigned d[2], const unsigned a
     asm("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
         "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
         : "+r"(d[0]), "+r"(d[1])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* d = a * b + d, bf16 inputs, fp32 accumulators: the same fragment layouts as the fp16 form
+ * (bf16 has no bf16-accumulating mma.sync). */
+__device__ __forceinline__ void mma_m16n8k16_bf16_f32(float d[4], const unsigned a[4],
+                                                      const unsigned b[2]) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 

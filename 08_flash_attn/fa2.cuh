@@ -1,0 +1,236 @@
+/* The fragment-level pieces of FlashAttention-2 on mma.sync, shared by stages 3 and 4 (the
+ * stages differ in how tiles reach shared memory and when; what a warp does with a tile once
+ * it is there is the same, and lives here once).
+ *
+ * The warp layout (README, "Stage 3"): each warp owns 16 query rows and walks over every key
+ * of the tile, so a row's max, sum and output live in one warp and never meet another warp's.
+ * Lane t of a warp holds, for its group g = t / 4 and pair p = 2 (t % 4):
+ *   scores  s[j][0..1] = S(row g,     keys 8 j + p, + 1)   s[j][2..3] = S(row g + 8, same keys)
+ *   output  acc[d][0..1] = O(row g,   cols 8 d + p, + 1)   acc[d][2..3] = O(row g + 8, same)
+ * (the m16n8k16 C layout, common/ptx/mma.cuh), so rows g and g + 8 are held by the 4 lanes
+ * 4 g .. 4 g + 3: a row's max and sum take two xor shuffles (lanes_max<4>, lanes_sum<4>).
+ *
+ * Shared-memory tiles are rows of D 16-bit elements, addressed in 16-byte chunks (8 elements)
+ * by attn_chunk_off: padded rows (stage 3) or XOR-swizzled unpadded rows (stage 4). Every
+ * ldmatrix below reads 8 rows at one logical chunk; either layout puts those 8 chunks in 8
+ * different 16-byte bank groups. */
+#ifndef ATTN_FA2_CUH
+#define ATTN_FA2_CUH
+
+#include "attn.h"
+#include "ptx/cp_async.cuh"
+#include "ptx/ex2.cuh"
+#include "ptx/ldmatrix.cuh"
+#include "ptx/mma.cuh"
+#include "reduce.cuh"
+
+/* ---- types: the mma and the packing of two floats into one operand register ------------- */
+
+template <typename T> __device__ __forceinline__ void attn_mma(float d[4], const unsigned a[4],
+                                                              const unsigned b[2]);
+template <> __device__ __forceinline__ void attn_mma<__half>(float d[4], const unsigned a[4],
+                                                            const unsigned b[2]) {
+    mma_m16n8k16_f32(d, a, b);
+}
+template <> __device__ __forceinline__ void attn_mma<__nv_bfloat16>(float d[4], const unsigned a[4],
+                                                                   const unsigned b[2]) {
+    mma_m16n8k16_bf16_f32(d, a, b);
+}
+
+/* lo in the low 16 bits: the lower column (key) of an A-fragment register. */
+template <typename T> __device__ __forceinline__ unsigned attn_pack(float lo, float hi);
+template <> __device__ __forceinline__ unsigned attn_pack<__half>(float lo, float hi) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    return *(const unsigned *)&h;
+}
+template <> __device__ __forceinline__ unsigned attn_pack<__nv_bfloat16>(float lo, float hi) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *(const unsigned *)&h;
+}
+
+/* ---- shared-memory tiles ------------------------------------------------------------------ */
+
+/* Byte offset of 16-byte chunk `chunk` of row `row` in a tile of D-element rows.
+ * Padded (SWZ false): rows of D + 8 elements, so consecutive rows start 16 bytes further
+ * along the banks: 8 rows at one chunk hit 8 bank groups. Costs 8 elements a row.
+ * Swizzled (SWZ true): unpadded rows, chunk c stored at c ^ (row & 7). A row is 128 or 256
+ * bytes (a multiple of the 128-byte bank width), so the bank group of a chunk is its physical
+ * index mod 8, and 8 consecutive rows give c's low 3 bits 8 different XORs. */
+template <int D, bool SWZ> __device__ __forceinline__ unsigned attn_chunk_off(int row, int chunk) {
+    if (SWZ) return (unsigned)(row * D * 2 + ((chunk ^ (row & 7)) << 4));
+    return (unsigned)(row * (D + 8) * 2 + (chunk << 4));
+}
+
+/* ROWS rows of a [n, D] matrix from row r0 into a tile, by cp.async (16 bytes a copy, THREADS
+ * threads). Rows past n are zero-filled (a zero-byte copy: it reads nothing, but is given the
+ * matrix's first row as a valid address): a zero V row times p = 0 adds 0, where garbage could
+ * be a NaN. The caller commits. */
+template <typename T, int D, int ROWS, int THREADS, bool SWZ>
+__device__ __forceinline__ void attn_load_tile(unsigned char *tile, const T *mat, int r0, int n) {
+    constexpr int CH = D / 8;
+    static_assert(ROWS * CH % THREADS == 0, "every thread copies the same number of chunks");
+#pragma unroll
+    for (int i = 0; i < ROWS * CH / THREADS; i++) {
+        const int c = (int)threadIdx.x + i * THREADS, row = c / CH, chunk = c % CH;
+        const bool in = r0 + row < n;
+        const T *src = in ? mat + (long)(r0 + row) * D + chunk * 8 : mat;
+        cp_async_16_zfill(tile + attn_chunk_off<D, SWZ>(row, chunk), src, in ? 16 : 0);
+    }
+}
+
+/* ---- the two products ------------------------------------------------------------------------ */
+
+/* The warp's Q rows (tile rows row0 .. row0 + 15) as A fragments, one per 16 columns of D:
+ * matrices 0-3 of the x4 are (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15),
+ * (rows 8-15, k 8-15): registers a0..a3 of the A layout. Lane l addresses row l % 16 of
+ * chunk 2 kk + l / 16. */
+template <int D, bool SWZ>
+__device__ __forceinline__ void attn_load_q(unsigned (&q)[D / 16][4], unsigned tile, int row0,
+                                            int lane) {
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++)
+        ldmatrix_x4(q[kk][0], q[kk][1], q[kk][2], q[kk][3],
+                    tile + attn_chunk_off<D, SWZ>(row0 + lane % 16, 2 * kk + lane / 16));
+}
+
+/* s = Q K^T for the warp's 16 rows and the tile's BK keys. B = K^T (k = D, n = keys) is K
+ * itself read n-major, so no .trans: one x4 gives keys 8 j .. 8 j + 15 at 16 columns of D,
+ * matrices (keys 8j+0-7, k 0-7), (8j+0-7, k 8-15), (8j+8-15, k 0-7), (8j+8-15, k 8-15) =
+ * b0, b1 of n-tile j, then b0, b1 of n-tile j + 1. Lane l addresses key 8 j + l % 8 + 8 (l / 16)
+ * at chunk 2 kk + (l / 8) % 2. */
+template <typename T, int D, int BK, bool SWZ>
+__device__ __forceinline__ void attn_qk(float (&s)[BK / 8][4], const unsigned (&q)[D / 16][4],
+                                        unsigned ktile, int lane) {
+#pragma unroll
+    for (int j = 0; j < BK / 8; j++) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++)
+#pragma unroll
+        for (int j = 0; j < BK / 8; j += 2) {
+            unsigned b[4];
+            ldmatrix_x4(b[0], b[1], b[2], b[3],
+                        ktile + attn_chunk_off<D, SWZ>(8 * j + lane % 8 + 8 * (lane / 16),
+                                                       2 * kk + (lane / 8) % 2));
+            attn_mma<T>(s[j], q[kk], b);
+            attn_mma<T>(s[j + 1], q[kk], b + 2);
+        }
+}
+
+/* acc += P V. B = V (k = keys, n = D) is stored k-major ([key][d]), so ldmatrix .trans turns
+ * each 8x8 block into the n-major fragment: matrices (keys 16kk+0-7, cols 8dt..), (keys
+ * 16kk+8-15, cols 8dt..), (keys 16kk+0-7, cols 8dt+8..), (keys 16kk+8-15, cols 8dt+8..) = b0,
+ * b1 of column tile dt, then of dt + 1. Lane l addresses key 16 kk + l % 8 + 8 ((l / 8) % 2) at
+ * chunk dt + l / 16. */
+template <typename T, int D, int BK, bool SWZ>
+__device__ __forceinline__ void attn_pv(float (&acc)[D / 8][4], const unsigned (&p)[BK / 16][4],
+                                        unsigned vtile, int lane) {
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; kk++)
+#pragma unroll
+        for (int dt = 0; dt < D / 8; dt += 2) {
+            unsigned b[4];
+            ldmatrix_x4_trans(b[0], b[1], b[2], b[3],
+                              vtile + attn_chunk_off<D, SWZ>(16 * kk + lane % 8 + 8 * ((lane / 8) % 2),
+                                                             dt + lane / 16));
+            attn_mma<T>(acc[dt], p[kk], b);
+            attn_mma<T>(acc[dt + 1], p[kk], b + 2);
+        }
+}
+
+/* ---- the softmax on the fragments ------------------------------------------------------------ */
+
+/* Scores of keys past n, or after the query when causal, become -inf. key0: the tile's first
+ * key; query: the query of row g (row g + 8 is query + 8). */
+template <int NT>
+__device__ __forceinline__ void attn_mask(float (&s)[NT][4], int key0, int query, int n,
+                                          int causal, int lane) {
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int key = key0 + 8 * j + 2 * (lane % 4) + (e & 1);
+            if (key >= n || (causal && key > query + 8 * (e >> 1))) s[j][e] = -INFINITY;
+        }
+}
+
+/* The online update of README "The online softmax" for rows g (i = 0) and g + 8 (i = 1), then P
+ * as A fragments for P V. m and l are per row; every lane of a row holds the same m and its
+ * own part of l (the parts rescale alike; attn_store adds them).
+ *   EXP2 false (stage 3): s holds scaled scores; p = expf(s - m).
+ *   EXP2 true  (stage 4): s holds raw scores q.k and m their max; c = scale * log2(e), and
+ *                         p = 2^(s c - m c) = e^(scale (s - m)): one FFMA and one MUFU.EX2.
+ * The P registers: m16n8k16's C layout for n-tiles 2 kk and 2 kk + 1 (keys 16 kk + p, + 1 and
+ * 16 kk + 8 + p, + 1; rows g and g + 8) is, element for element, its A layout for k-step kk
+ * (a0: row g, k p; a1: row g + 8, k p; a2: row g, k p + 8; a3: row g + 8, k p + 8). So P
+ * needs no shuffle and no shared memory: round two neighbours into one register. */
+template <typename T, int NT, int DT, bool EXP2>
+__device__ __forceinline__ void attn_softmax(float (&s)[NT][4], float (&acc)[DT][4], float (&m)[2],
+                                             float (&l)[2], unsigned (&p)[NT / 2][4], float c) {
+    float mx[2] = {m[0], m[1]};
+#pragma unroll
+    for (int j = 0; j < NT; j++) {
+        mx[0] = fmaxf(mx[0], fmaxf(s[j][0], s[j][1]));
+        mx[1] = fmaxf(mx[1], fmaxf(s[j][2], s[j][3]));
+    }
+    float use[2], alpha[2], sum[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        mx[i] = lanes_max<4>(mx[i]);
+        /* a row that has seen only masked keys keeps m = -inf: exp of 0 in place of -inf - -inf */
+        use[i] = mx[i] == -INFINITY ? 0.0f : mx[i];
+        if (EXP2) {
+            use[i] *= c;
+            alpha[i] = ex2_approx(fmaf(m[i], c, -use[i]));
+        } else {
+            alpha[i] = expf(m[i] - use[i]);
+        }
+        m[i] = mx[i];
+    }
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int i = e >> 1;
+            s[j][e] = EXP2 ? ex2_approx(fmaf(s[j][e], c, -use[i])) : expf(s[j][e] - use[i]);
+            sum[i] += s[j][e];
+        }
+#pragma unroll
+    for (int i = 0; i < 2; i++) l[i] = alpha[i] * l[i] + sum[i];
+#pragma unroll
+    for (int d = 0; d < DT; d++) {
+        acc[d][0] *= alpha[0], acc[d][1] *= alpha[0];
+        acc[d][2] *= alpha[1], acc[d][3] *= alpha[1];
+    }
+#pragma unroll
+    for (int kk = 0; kk < NT / 2; kk++) {
+        p[kk][0] = attn_pack<T>(s[2 * kk][0], s[2 * kk][1]);
+        p[kk][1] = attn_pack<T>(s[2 * kk][2], s[2 * kk][3]);
+        p[kk][2] = attn_pack<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+        p[kk][3] = attn_pack<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+    }
+}
+
+/* O = acc / l and LSE = m * mscale + log(l) for the warp's rows query (row g) and query + 8,
+ * those below n. o and lse point at the (batch, head)'s first row. mscale turns m into a
+ * scaled score: 1 when m was taken over scaled scores (stage 3), the scale when over raw ones
+ * (stage 4). Every lane calls it (the shuffles of lanes_sum). */
+template <typename T, int D>
+__device__ __forceinline__ void attn_store(const float (&acc)[D / 8][4], const float (&m)[2],
+                                           const float (&l)[2], T *o, float *lse, int query, int n,
+                                           float mscale, int lane) {
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        const float sum = lanes_sum<4>(l[i]);
+        const int r = query + 8 * i;
+        if (r < n) {
+            const float inv = 1.0f / sum;
+            T *out = o + (long)r * D + 2 * (lane % 4);
+#pragma unroll
+            for (int d = 0; d < D / 8; d++)
+                attn_store2(out + 8 * d, acc[d][2 * i] * inv, acc[d][2 * i + 1] * inv);
+            if (lane % 4 == 0) lse[r] = m[i] * mscale + logf(sum);
+        }
+    }
+}
+
+#endif
