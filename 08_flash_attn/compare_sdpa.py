@@ -238,7 +238,8 @@ def import_torch():
 def driver_version():
     try:
         with open("/proc/driver/nvidia/version") as f:
-            m = re.search(r"Kernel Module\s+(\S+)", f.read())
+            # "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release ..."
+            m = re.search(r"Kernel Module.*?\s(\d+\.\d+(?:\.\d+)?)\s", f.read())
             if m:
                 return m.group(1)
     except OSError:
