@@ -91,7 +91,10 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES>::thre
     __shared__ __align__(8) unsigned long long full[DEPTH], empty[DEPTH];
     unsigned char *base = align1024(smem);
     const unsigned ring = smem_addr(base);
-    const int wg = threadIdx.x / 128;
+    /* Broadcast from lane 0: ptxas then knows it is warp-uniform and keeps what derives from it
+     * (the consumer's shared-memory addresses, its wgmma descriptors) in uniform registers,
+     * not in per-thread ones copied over (R2UR) before every wgmma. */
+    const int wg = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0);
     const unsigned rank = cluster_ctarank();
     const int k_tiles = (K + BK - 1) / BK, k_tiles4 = (k_tiles + 3) / 4 * 4;
     const int n_pairs = pairs.tiles_m * pairs.tiles_n;
