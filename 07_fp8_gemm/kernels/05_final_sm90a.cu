@@ -318,10 +318,9 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
  * round is one tile on every cluster slot. Tiles (consumers x bands of 64 rows each):
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
- * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23). Block-scaled, 256 x 128 is slower than
- * 128 x 128 at every swept shape (3 slots, one accumulator: see the README), so it is never
- * picked (rate 0), only forced. GEMM07_FINAL_TILE=256x128, 128x128 or 64x128 forces one (read
- * once); any other value is refused. */
+ * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100). A rate of 0 would
+ * never be picked. GEMM07_FINAL_TILE=256x128, 128x128 or 64x128 forces one (read once); any
+ * other value is refused. */
 enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_BAD = 0 };
 static int pick_tile(bool block, int M, int N) {
     static int forced = -1;
@@ -336,7 +335,7 @@ static int pick_tile(bool block, int M, int N) {
     if (forced != 4) return forced;
     const long slots = gemm06_sms() / CLUSTER, cols = blocks_for(N, BN);
     static const int rows[3] = {64, 128, 256};
-    static const double rate[2][3] = {{974, 1137, 1187}, {924, 1046, 0}};
+    static const double rate[2][3] = {{1022, 1323, 1304}, {980, 1208, 1186}};
     int best = TILE_64;
     double best_cost = 0;
     for (int i = 0; i < 3; i++) {
