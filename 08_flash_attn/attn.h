@@ -58,10 +58,13 @@ static inline double attn_naive_scratch_bytes(long b, long h, long n) {
 #define ATTN_FA2_BK 64
 #define ATTN_FA2_SMEM(D) ((ATTN_FA2_BQ + 2 * ATTN_FA2_BK) * ((D) + 8) * 2)
 
-/* Stage 4: one block of 8 warps per 128 queries; K/V tiles of 64 keys at D = 128 and 128 at
- * D = 64 (what the registers allow: README, "Stage 4"); two K and two V buffers, unpadded
- * swizzled rows. 96 KiB at D = 128, 80 KiB at D = 64. */
+/* Stage 4: one block of 4 warps per 128 queries, 32 rows (two m16 tiles) a warp, two blocks an
+ * SM where shared memory allows; K/V tiles of 64 keys at D = 128 and 128 at D = 64 (what the
+ * registers allow: README, "Stage 4"); Q's fragments re-read from the Q tile in shared memory
+ * at every k-step; two K and two V buffers, unpadded swizzled rows. 96 KiB at D = 128, 80 KiB
+ * at D = 64. */
 #define ATTN_FA2T_BQ 128
+#define ATTN_FA2T_WARP_ROWS 32
 #define ATTN_FA2T_BK(D) ((D) == 64 ? 128 : 64)
 #define ATTN_FA2T_SMEM(D) ((ATTN_FA2T_BQ + 4 * ATTN_FA2T_BK(D)) * (D) * 2)
 

@@ -1,9 +1,13 @@
-/* Exercise 4 — FlashAttention-2 tuned: loads under the products, exp2, causal tiles skipped.
+/* Exercise 4 — FlashAttention-2 tuned: 32 rows a warp, two blocks an SM, loads under the
+ * products, exp2, causal tiles skipped.
  *
  * Start from your stage 3 and change, one at a time (check after each):
- *  - 128 queries per block, 8 warps of 16 rows. Key tiles of 64 at D = 128, 128 at D = 64
- *    (attn.h, ATTN_FA2T_BK): what fits in 255 registers without spilling (build and read
- *    -Xptxas -v, or make compare-08 KERNEL=f16_fa2_tuned).
+ *  - 128 queries per block, 4 warps of 32 rows: two m16 tiles a warp, so every K and V fragment
+ *    you load feeds two mma's. __launch_bounds__(128, 2): two blocks an SM, 255 registers a
+ *    lane. Key tiles of 64 at D = 128, 128 at D = 64 (attn.h, ATTN_FA2T_BK): what fits without
+ *    spilling (build and read -Xptxas -v, or make compare-08 KERNEL=f16_fa2_tuned).
+ *  - Q does not fit the registers next to O and S: keep the Q tile in shared memory and read
+ *    each m-tile's A fragment with ldmatrix at every k-step of Q K^T.
  *  - Two K and two V buffers. At the top of iteration j: wait for K_j (cp_async_wait<1>: V_j
  *    may still be in flight), __syncthreads, then issue K_{j+1} and V_{j+1} as two groups
  *    (commit even when empty, so the counts stay the same). Before P V: cp_async_wait<2> and
@@ -12,8 +16,9 @@
  *    function must address the cp.async stores and the ldmatrix loads.
  *  - exp2: keep the raw scores, take their max, p = 2^(s * c - m * c) with c = scale * log2(e):
  *    one fmaf and ex2_approx (ptx/ex2.cuh). The LSE becomes m * scale + log(l).
- *  - Causal: stop the key loop at min(n, q0 + 128); mask only the tiles that cross the warp's
- *    diagonal or run past n. Launch the longest query tiles first.
+ *  - Causal: stop the key loop at min(n, q0 + 128); a warp skips the products of a tile whose
+ *    first key is after its last query (but still meets the barriers); mask only the tiles
+ *    that cross an m-tile's diagonal or run past n. Launch the longest query tiles first.
  *
  * Check it:  make check-08 ARGS="--kernel ex_f16_fa2_tuned"
  * (the stage in kernels/04_fa2_tuned.cu is the reference, with fa2.cuh; read them after you try). */

@@ -58,12 +58,12 @@ static __global__ void __launch_bounds__(THREADS)
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
-    unsigned qf[D / 16][4];
-    attn_load_q<D, false>(qf, smem_addr(qs), 16 * warp, lane);
+    /* One m16 tile a warp (fa2.cuh's MT = 1): the arrays' first index is that tile. */
+    unsigned qf[1][D / 16][4];
+    attn_load_q<D, 1, false>(qf, smem_addr(qs), 16 * warp, lane);
 
-    float acc[D / 8][4], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
-#pragma unroll
-    for (int d = 0; d < D / 8; d++) acc[d][0] = acc[d][1] = acc[d][2] = acc[d][3] = 0.0f;
+    float acc[1][D / 8][4], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+    attn_zero(acc);
 
     for (int k0 = 0; k0 < n; k0 += BK) {
         __syncthreads(); /* every warp is done reading the previous K and V tiles */
@@ -73,19 +73,19 @@ static __global__ void __launch_bounds__(THREADS)
         cp_async_wait<0>();
         __syncthreads(); /* ... and every thread's copies have landed */
 
-        float s[BK / 8][4];
-        attn_qk<T, D, BK, false>(s, qf, smem_addr(ks), lane);
+        float s[1][BK / 8][4];
+        attn_qk<T, D, BK, 1, false>(s, qf, smem_addr(ks), lane);
 #pragma unroll
         for (int j = 0; j < BK / 8; j++)
 #pragma unroll
-            for (int e = 0; e < 4; e++) s[j][e] *= scale;
-        attn_mask<BK / 8>(s, k0, query, n, causal, lane);
+            for (int e = 0; e < 4; e++) s[0][j][e] *= scale;
+        attn_mask<BK / 8>(s[0], k0, query, n, causal, lane);
 
-        unsigned p[BK / 16][4];
-        attn_softmax<T, BK / 8, D / 8, false>(s, acc, m, l, p, 0.0f);
-        attn_pv<T, D, BK, false>(acc, p, smem_addr(vs), lane);
+        unsigned p[1][BK / 16][4];
+        attn_softmax<T, BK / 8, D / 8, false>(s[0], acc[0], m, l, p[0], 0.0f);
+        attn_pv<T, D, BK, 1, false>(acc, p, smem_addr(vs), lane);
     }
-    attn_store<T, D>(acc, m, l, o + base, lse + pair * n, query, n, 1.0f, lane);
+    attn_store<T, D>(acc[0], m, l, o + base, lse + pair * n, query, n, 1.0f, lane);
 }
 
 template <typename T, int D> static int launch(const attn_args *a, cudaStream_t stream) {

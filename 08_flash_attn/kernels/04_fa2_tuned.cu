@@ -1,15 +1,30 @@
-/* Stage 4 — FlashAttention-2 tuned: the loads under the products, a cheaper softmax, half the
- * causal work skipped.
+/* Stage 4 — FlashAttention-2 tuned: FlashAttention-2's own warp layout (32 query rows a warp,
+ * two blocks an SM), the loads under the products, a cheaper softmax, half the causal work
+ * skipped.
  *
  * Change from stage 3, each against a cost stage 3 pays:
+ *  - 32 query rows a warp (two m16 tiles), 4 warps and 128 queries a block. Every K and V
+ *    fragment a warp reads by ldmatrix feeds two mma's, one per m-tile (fa2.cuh, MT = 2): half
+ *    the shared-memory reads per FLOP of 16-row warps, and each K/V tile in shared memory
+ *    serves 128 queries (half stage 3's L2 -> SM traffic per FLOP). Each warp also has two
+ *    independent chains of mma's and of softmax work to interleave.
+ *  - Two blocks an SM: __launch_bounds__(128, 2) caps a lane at 255 registers (65536 / 256
+ *    threads), and a block's shared memory (96 KiB at D = 128) leaves room for a second block
+ *    on sm_90 (228 KiB an SM). The two blocks' barriers are independent, so one block's
+ *    softmax and barrier waits can run under the other's products; one block of 8 warps would
+ *    bring every warp of the SM to the same two barriers per key tile.
+ *  - Q stays in shared memory and its A fragments are re-read by ldmatrix at each k-step of
+ *    Q K^T, as FlashAttention-2 does: at D = 128 a lane holds O (2 x 16 n8-tiles x 4 = 128
+ *    fp32) and S for 64 keys (2 x 8 x 4 = 64 fp32); Q in registers would be 64 more. Per k-step
+ *    that is 2 ldmatrix for Q against BK / 16 for K and 2 BK / 8 mma's.
  *  - Loads overlap the products. Two K and two V buffers: the copies of tile j + 1 are issued
  *    as soon as tile j - 1's buffers are free (the first barrier of iteration j), and K and V
  *    are separate cp.async groups, waited for separately. So S = Q K_j^T starts when K_j has
  *    landed, V_j lands under S and the softmax, and the loads of tile j + 1 run under both
  *    products of tile j. Stage 3's tensor cores idled through every load.
  *  - Swizzled shared memory: unpadded rows, chunk c of row r at c ^ (r & 7) (fa2.cuh,
- *    attn_chunk_off). Conflict-free ldmatrix like stage 3's padding, with no padding: the
- *    four K/V buffers and the Q tile fit 96 KiB at D = 128, under sm_89's 99 KiB.
+ *    attn_chunk_off). Conflict-free ldmatrix like stage 3's padding, with no padding: the Q
+ *    tile and the four K/V buffers are 96 KiB at D = 128, under sm_89's 99 KiB a block.
  *  - The softmax's arithmetic: scores stay raw (q.k), their max is taken raw, and
  *    p = 2^(s c - m c) with c = scale * log2(e): one FFMA and one MUFU.EX2 (ex2.approx) per
  *    score, where stage 3 paid an FMUL for the scale, then expf's range reduction around its
@@ -18,32 +33,33 @@
  *    a clock (989 TFLOPS / 132 SMs / 1.83 GHz) is one per 256. The exponentials alone can take
  *    as long as both products, so every instruction around them counts.
  *  - Causal: the key tiles wholly after the block's last query are not loaded or computed
- *    (the loop ends at min(n, q0 + 128)), and the mask is applied only to a warp's tiles that
- *    cross its diagonal or hold keys past n, not to every score of every tile. Causal blocks
- *    run in reverse query order (the longest first), so the short ones fill the tail.
- *  - Per-D tiles for the register budget: 128 queries a block, 8 warps of 16 rows (the K/V
- *    tiles in shared memory serve twice stage 3's queries: half the L2 -> SM traffic per
- *    FLOP). At D = 128: O 64 + Q 32 + S 32 registers a lane with 64-key tiles (128-key tiles
- *    need 32 more for S: ptxas then uses 255 and spills); at D = 64: O 32 + Q 16 + S 64 with
- *    128-key tiles, half the loop trips and barriers of 64-key ones. __launch_bounds__(256, 1)
- *    lets a lane have 255 registers: one block (8 warps) an SM, as stage 3's two blocks of 4.
+ *    (the loop ends at min(n, q0 + 128)); a warp skips the products of a tile whose first key
+ *    is after its last query (it still meets the barriers); the mask is applied only to an
+ *    m-tile's tiles that cross its diagonal or hold keys past n. Causal blocks run in reverse
+ *    query order (the longest first), so the short ones fill the tail.
+ *  - Per-D key tiles for the register budget: 64 keys at D = 128 (O 128 + S 64 registers a
+ *    lane), 128 at D = 64 (O 64 + S 128): half the loop trips, barriers and rescales of O per
+ *    key of 64-key tiles. Both use about 255 registers and spill nothing (README, "Stage 4").
  *
  * What to look for: in the SASS, MUFU.EX2 without the FMULs and FSETPs of expf around it,
- * LDGSTS between the HMMAs, and no LDL/STL (make test checks HMMA, LDSM, LDGSTS, MUFU.EX2,
- * no local memory). In a profile, shared-memory bank conflicts of ldmatrix at zero, and the
- * tensor pipe busier than stage 3's. */
+ * LDGSTS between the HMMAs, two HMMAs after each LDSM of K or V, and no LDL/STL (make test
+ * checks HMMA, LDSM, LDGSTS, MUFU.EX2, no local memory). In a profile, 2 blocks (8 warps) an
+ * SM on sm_90, shared-memory bank conflicts of ldmatrix at zero, and the tensor pipe busier
+ * than stage 3's. */
 #include "stage.h"
 #include "attn.h"
 #include "fa2.cuh"
 #include "launch.cuh"
 
 #define BQ ATTN_FA2T_BQ
-#define WARPS (BQ / 16)
+#define ROWS ATTN_FA2T_WARP_ROWS /* query rows a warp */
+#define MT (ROWS / 16)           /* m16 tiles a warp: 2 */
+#define WARPS (BQ / ROWS)
 #define THREADS (WARPS * 32)
 #define LOG2E 1.4426950408889634f
 
 template <typename T, int D>
-static __global__ void __launch_bounds__(THREADS, 1)
+static __global__ void __launch_bounds__(THREADS, 2)
     fa2_tuned_kernel(const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ v,
                      T *__restrict__ o, float *__restrict__ lse, int n, int q_tiles, float scale,
                      int causal) {
@@ -58,35 +74,35 @@ static __global__ void __launch_bounds__(THREADS, 1)
     const int q0 = tile * BQ;
     const long base = pair * n * D;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wq0 = q0 + 16 * warp;       /* the warp's first query */
-    const int query = wq0 + lane / 4;     /* row g; the lane's other row is query + 8 */
+    const int wq0 = q0 + ROWS * warp; /* the warp's first query */
+    /* row g of m-tile 0; the lane's rows are query + 16 mt and query + 16 mt + 8 */
+    const int query = wq0 + lane / 4;
     const int kv_end = causal ? min(n, q0 + BQ) : n;
     const int k_tiles = (kv_end + BK - 1) / BK;
     const float c = scale * LOG2E;
 
-    /* Three groups: Q, K_0, V_0, so that Q can be read while K_0 and V_0 still land. */
+    /* Three groups: Q, K_0, V_0. The Q tile stays in shared memory for the block's life: its
+     * A fragments are re-read by ldmatrix at every k-step of Q K^T (they would take 64 more
+     * registers a lane at D = 128). */
     attn_load_tile<T, D, BQ, THREADS, true>(qs, q + base, q0, n);
     cp_async_commit();
     attn_load_tile<T, D, BK, THREADS, true>(ks, k + base, 0, n);
     cp_async_commit();
     attn_load_tile<T, D, BK, THREADS, true>(vs, v + base, 0, n);
     cp_async_commit();
-    cp_async_wait<2>();
-    __syncthreads();
-    unsigned qf[D / 16][4];
-    attn_load_q<D, true>(qf, smem_addr(qs), 16 * warp, lane);
+    const unsigned qs_addr = smem_addr(qs), ks_addr = smem_addr(ks), vs_addr = smem_addr(vs);
 
-    float acc[D / 8][4], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+    float acc[MT][D / 8][4], m[MT][2], l[MT][2];
+    attn_zero(acc);
 #pragma unroll
-    for (int d = 0; d < D / 8; d++) acc[d][0] = acc[d][1] = acc[d][2] = acc[d][3] = 0.0f;
+    for (int mt = 0; mt < MT; mt++) m[mt][0] = m[mt][1] = -INFINITY, l[mt][0] = l[mt][1] = 0.0f;
 
-    const unsigned ks_addr = smem_addr(ks), vs_addr = smem_addr(vs);
     for (int j = 0; j < k_tiles; j++) {
         const int k0 = j * BK;
         const unsigned cur = (unsigned)(j & 1) * KV_BYTES, nxt = (unsigned)((j + 1) & 1) * KV_BYTES;
-        /* Groups issued so far end with K_j, V_j: all but the newest (V_j) means K_j is here.
-         * The barrier also says every warp is done with tile j - 1, whose buffers (nxt) the
-         * copies of tile j + 1 now overwrite. */
+        /* Groups issued so far end with K_j, V_j: all but the newest (V_j) means K_j (and, at
+         * j = 0, Q) is here. The barrier also says every warp is done with tile j - 1, whose
+         * buffers (nxt) the copies of tile j + 1 now overwrite. */
         cp_async_wait<1>();
         __syncthreads();
         if (j + 1 < k_tiles) attn_load_tile<T, D, BK, THREADS, true>(ks + nxt, k + base, k0 + BK, n);
@@ -94,19 +110,42 @@ static __global__ void __launch_bounds__(THREADS, 1)
         if (j + 1 < k_tiles) attn_load_tile<T, D, BK, THREADS, true>(vs + nxt, v + base, k0 + BK, n);
         cp_async_commit();
 
-        float s[NT][4];
-        attn_qk<T, D, BK, true>(s, qf, ks_addr + cur, lane);
-        /* Only a tile that crosses this warp's diagonal, or runs past n, has a key to mask. */
-        if (k0 + BK > n || (causal && k0 + BK - 1 > wq0)) attn_mask<NT>(s, k0, query, n, causal, lane);
-        unsigned p[NT / 2][4];
-        attn_softmax<T, NT, D / 8, true>(s, acc, m, l, p, c);
+        /* Causal: a tile whose first key is after the warp's last query is all masked for this
+         * warp: it adds nothing, so the warp skips both products (it still meets the barriers). */
+        const bool live = !causal || k0 <= wq0 + ROWS - 1;
+        unsigned p[MT][NT / 2][4];
+        if (live) {
+            float s[MT][NT][4];
+            attn_qk_smem<T, D, BK, MT, true>(s, qs_addr, ROWS * warp, ks_addr + cur, lane);
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++) {
+                /* Only a tile that crosses this m-tile's diagonal, or runs past n, has a key to
+                 * mask. */
+                if (k0 + BK > n || (causal && k0 + BK - 1 > wq0 + 16 * mt))
+                    attn_mask<NT>(s[mt], k0, query + 16 * mt, n, causal, lane);
+                attn_softmax<T, NT, D / 8, true>(s[mt], acc[mt], m[mt], l[mt], p[mt], c);
+            }
+        }
 
         /* Newest groups: K_{j+1}, V_{j+1}; all older, V_j among them, have landed. */
         cp_async_wait<2>();
         __syncthreads();
-        attn_pv<T, D, BK, true>(acc, p, vs_addr + cur, lane);
+        if (live) attn_pv<T, D, BK, MT, true>(acc, p, vs_addr + cur, lane);
     }
-    attn_store<T, D>(acc, m, l, o + base, lse + pair * n, query, n, scale, lane);
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+        attn_store<T, D>(acc[mt], m[mt], l[mt], o + base, lse + pair * n, query + 16 * mt, n, scale,
+                         lane);
+}
+
+/* Two blocks an SM need the largest shared-memory carveout (2 x 97 KiB of sm_90's 228): asked
+ * for once per kernel. Only a hint (the kernel reads nothing through L1: cp.async.cg); a
+ * refusal costs occupancy, not correctness, so its error is cleared. */
+static bool prefer_shared(const void *kernel) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             (int)cudaSharedmemCarveoutMaxShared) != cudaSuccess)
+        cudaGetLastError();
+    return true;
 }
 
 template <typename T, int D> static int launch(const attn_args *a, cudaStream_t stream) {
@@ -116,6 +155,8 @@ template <typename T, int D> static int launch(const attn_args *a, cudaStream_t 
         return launch_unsupported("%ld query tiles: more than a grid's 2^31 - 1 blocks", blocks);
     const launch_cfg cfg = {dim3((unsigned)blocks), dim3(THREADS), (size_t)ATTN_FA2T_SMEM(D), 1,
                             stream};
+    static const bool carveout = prefer_shared((const void *)fa2_tuned_kernel<T, D>);
+    (void)carveout;
     return launch_kernel(fa2_tuned_kernel<T, D>, cfg, (const T *)a->q, (const T *)a->k,
                          (const T *)a->v, (T *)a->o, a->lse, a->n, q_tiles, a->scale, a->causal);
 }
