@@ -68,11 +68,22 @@ static inline double attn_naive_scratch_bytes(long b, long h, long n) {
 #define ATTN_FA2T_BK(D) ((D) == 64 ? 128 : 64)
 #define ATTN_FA2T_SMEM(D) ((ATTN_FA2T_BQ + 4 * ATTN_FA2T_BK(D)) * (D) * 2)
 
+/* Stage 5 (sm_90a): one block of 3 warpgroups per 128 queries (a TMA producer and two
+ * consumers of 64 rows), K/V tiles of 128 keys in a ring of 2 slots each; the Q tile and the
+ * slots are D / 64 swizzled panels of 128 rows x 128 bytes, 1024-aligned (the 1024 below is
+ * the alignment slack). 161 KiB at D = 128, 81 KiB at D = 64. */
+#define ATTN_WGMMA_BQ 128
+#define ATTN_WGMMA_BK 128
+#define ATTN_WGMMA_STAGES 2
+#define ATTN_WGMMA_SMEM(D)                                                                         \
+    ((ATTN_WGMMA_BQ + 2 * ATTN_WGMMA_STAGES * ATTN_WGMMA_BK) * (D) * 2 + 1024)
+
 #define ATTN_LAUNCHERS(p)                                                                          \
     int p##attn_naive(const attn_args *a, cudaStream_t stream);                                    \
     int p##attn_tiled_online(const attn_args *a, cudaStream_t stream);                             \
     int p##attn_fa2(const attn_args *a, cudaStream_t stream);                                      \
-    int p##attn_fa2_tuned(const attn_args *a, cudaStream_t stream);
+    int p##attn_fa2_tuned(const attn_args *a, cudaStream_t stream);                                \
+    int p##attn_wgmma(const attn_args *a, cudaStream_t stream);
 
 /* The reference stages, in kernels/, and your exercises (the same names with ex_), in exercises/. */
 ATTN_LAUNCHERS()

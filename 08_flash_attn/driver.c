@@ -132,6 +132,12 @@ static bool naive_supports(const shape *s, char *why, size_t len) {
 #define FA2T_ROW(nm, desc, var, lib)                                                               \
     ATTN_ROW_ARCH(nm, desc, ARCH_SM80, var, attn_fa2_tuned, "fa2_tuned_kernel", FA2_MUST, lib,   \
                   NULL, ATTN_FA2T_SMEM(128))
+/* Stage 5 (sm_90a only): wgmma (HGMMA), TMA (UTMALDG), the mbarriers (SYNCS), setmaxnreg
+ * (USETMAXREG: ptxas did not drop it), MUFU.EX2, no local memory. */
+#define WGMMA_MUST "HGMMA UTMALDG SYNCS USETMAXREG MUFU.EX2 SHFL.BFLY"
+#define WGMMA_ROW(nm, desc, var, lib)                                                              \
+    ATTN_ROW_ARCH(nm, desc, ARCH_SM90A, var, attn_wgmma, "wgmma_attn_kernel", WGMMA_MUST, lib,   \
+                  NULL, ATTN_WGMMA_SMEM(128))
 
 static const row_entry ROWS[] = {
     NAIVE_ROW("f16_naive", "1: S = QK^T (cuBLAS, fp32 S), row softmax over S, O = PV (cuBLAS)", 0),
@@ -142,6 +148,9 @@ static const row_entry ROWS[] = {
     FA2T_ROW("f16_fa2_tuned",
              "4: 4 warps x 32 queries, 2 blocks/SM, double-buffered K/V, swizzle, exp2, causal skip",
              0, "f16_naive"),
+    WGMMA_ROW("f16_wgmma",
+              "5: TMA producer + 2 consumer warpgroups, wgmma for QK^T and PV (P in registers)", 0,
+              "f16_naive"),
     NAIVE_ROW("f16_naive_causal", "1, causal: the mask in the softmax; the GEMMs compute all of S",
               V_CAUSAL),
     TILED_ROW("f16_tiled_online_causal", "2, causal: every tile computed, keys after the query masked",
@@ -150,16 +159,21 @@ static const row_entry ROWS[] = {
             "f16_naive_causal"),
     FA2T_ROW("f16_fa2_tuned_causal", "4, causal: tiles after the diagonal skipped", V_CAUSAL,
              "f16_naive_causal"),
+    WGMMA_ROW("f16_wgmma_causal", "5, causal: tiles after the block's last query skipped",
+              V_CAUSAL, "f16_naive_causal"),
     NAIVE_ROW("bf16_naive", "1 on bf16 inputs", V_BF16),
     TILED_ROW("bf16_tiled_online", "2 on bf16 inputs", V_BF16, "bf16_naive"),
     FA2_ROW("bf16_fa2", "3 on bf16 inputs", V_BF16, "bf16_naive"),
     FA2T_ROW("bf16_fa2_tuned", "4 on bf16 inputs", V_BF16, "bf16_naive"),
+    WGMMA_ROW("bf16_wgmma", "5 on bf16 inputs", V_BF16, "bf16_naive"),
     NAIVE_ROW("bf16_naive_causal", "1 on bf16 inputs, causal", V_BF16 | V_CAUSAL),
     TILED_ROW("bf16_tiled_online_causal", "2 on bf16 inputs, causal", V_BF16 | V_CAUSAL,
               "bf16_naive_causal"),
     FA2_ROW("bf16_fa2_causal", "3 on bf16 inputs, causal", V_BF16 | V_CAUSAL, "bf16_naive_causal"),
     FA2T_ROW("bf16_fa2_tuned_causal", "4 on bf16 inputs, causal", V_BF16 | V_CAUSAL,
              "bf16_naive_causal"),
+    WGMMA_ROW("bf16_wgmma_causal", "5 on bf16 inputs, causal", V_BF16 | V_CAUSAL,
+              "bf16_naive_causal"),
 };
 
 /* ---- setup ----------------------------------------------------------------------------------- */
@@ -487,7 +501,8 @@ int main(int argc, char **argv) {
             "Stage 1 materializes S (cuBLAS, row softmax, cuBLAS); stage 2 streams K and V\n"
             "tiles through shared memory with the online softmax (FlashAttention's algorithm);\n"
             "stage 3 runs both products on mma.sync with P in registers (FlashAttention-2);\n"
-            "stage 4 double-buffers K/V, swizzles, uses exp2 and skips causal tiles.",
+            "stage 4 double-buffers K/V, swizzles, uses exp2 and skips causal tiles; stage 5\n"
+            "(sm_90a) loads K/V by TMA into an mbarrier ring and runs both products on wgmma.",
         .ndims = 4,
         .dim_names = {"b", "h", "n", "d"},
         .dim_help = {"batch (default 4)", "heads (default 16)",

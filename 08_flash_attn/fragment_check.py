@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Chapter 08 stages 3-4 on the CPU (no GPU): the fragment and address arithmetic of fa2.cuh and
+"""Chapter 08 stages 3-5 on the CPU (no GPU): the fragment and address arithmetic of fa2.cuh and
 the two kernels, with ldmatrix (x4, .trans) and mma.m16n8k16 emulated from the PTX ISA's
 fragment layouts (9.7.14.5.8 and ldmatrix's), run warp by warp on small problems and compared
 with numpy in float64 under the chapter's bounds (O: 2u + 2u|ref|; LSE: 2^-11 + 2^-20|ref|).
@@ -12,10 +12,23 @@ its last query, the mask per m-tile. It also counts the shared-memory wavefronts
 ldmatrix matrix and cp.async phase (1 = no bank conflict). The cp.async pipeline (stage 4's
 waits and barriers) is not emulated: tiles load in order, before they are read.
 
+Stage 5 (sm_90a) is emulated from hardware models written down from the PTX ISA (run5): the
+128-byte swizzle on byte addresses, TMA boxes of the 3D maps (clipped at n: the next head, all
+NaN, must never be read), the wgmma descriptors of K-major and MN-major operands, the m64nN
+accumulator layout and the rs A-fragment layout (both asserted bijective); the two consumers of
+64 rows, the 2-slot rings, the mask, the softmax and the store on the registers. ring5 plays the
+mbarrier protocol (parities, counts, expect_tx) under random interleavings of the producer, the
+copies landing and the two consumers. Not emulated: the asynchrony of wgmma itself (each batch
+is waited for before use in the kernel), setmaxnreg, the hardware's rounding inside the MMA.
+
 Then the negative controls: each breaks one index formula on purpose (a swapped P register,
 V without .trans, K addressed as V, m-tile 1 reading m-tile 0's Q, a live causal tile skipped,
 the mask or the store of m-tile 1 at m-tile 0's rows, the tile loads' pass offset dropped, no
-mask, no swizzle: right values, bank conflicts) and must make some case fail.
+mask, no swizzle: right values, bank conflicts; stage 5: P's registers 1 and 2 swapped, V read
+K-major, V's LBO and SBO swapped, V's k-step 1024 instead of 2048, consumer 1 reading consumer
+0's Q rows, Q's k-step without the panel, no mask, boxes not clipped at n; the ring: the
+consumers' parity flipped, the producer's parity without the flip, an empty count of 4) and
+must make some case fail.
 
     python3 -m pip install numpy;  python3 08_flash_attn/fragment_check.py
 or  python3 08_flash_attn/fragment_check.py N:D:CAUSAL:STAGE:TYPE ...   (e.g. 130:128:1:4:bf16;
@@ -115,6 +128,7 @@ def a_addrs(base, D, swz, row0, kk):
     return [base + chunk_off(D, swz, row0 + l % 16, 2*kk + l//16) for l in range(32)]
 
 def run(Q, K, V, causal, D, stage, dt):
+    if stage == 5: return run5(Q, K, V, causal, D, dt)
     n = Q.shape[0]; scale = 1/math.sqrt(D)
     if stage == 3: BQ, BK, ROWS, swz, EXP2 = 64, 64, 16, False, False
     else: BQ, BK, ROWS, swz, EXP2 = 128, (128 if D == 64 else 64), 32, True, True
@@ -246,6 +260,211 @@ def softmax(s, acc, m, L, NT, D, EXP2, c, dt):
         pf.append(f)
     return pf
 
+# ---- stage 5 (kernels/05_wgmma_sm90a.cu): TMA, wgmma descriptors, the wgmma fragments ----------
+# Hardware models, from the PTX ISA (not from the kernel):
+#  - the 128-byte swizzle acts on shared-memory byte addresses: bits 4-6 ^= bits 7-9 (TMA writes
+#    so, and wgmma reads so: the model of common/ptx/wgmma.cuh, checked on a GPU in chapter 06);
+#  - a descriptor (start, LBO, SBO) with the 128-byte swizzle addresses, for a K-major operand of
+#    R rows x k16, element (r, k) at start + 128 (r % 8) + SBO (r / 8) + 2 k ("canonical layouts":
+#    ((8,m),(T,2k)):((8T,SBO),(1,T))), and for an MN-major one (k16 x N), element (k, j) at
+#    start + 2 (j % 64) + LBO (j / 64) + 128 (k % 8) + SBO (k / 8) (((T,8,m),(8,k)):((1,T,LBO),(8T,SBO)),
+#    T = 8 16-bit elements), then swizzled;
+#  - the m64nN fp32 accumulator: thread t (warp w = t / 32, lane l) register i holds row
+#    16 w + l / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (l % 4) + i % 2;
+#  - the rs A fragment (16-bit, k16): register r, half e of thread t holds row 16 w + l / 4 +
+#    8 (r % 2), column 2 (l % 4) + 8 (r / 2) + e (figure "WGMMA .m64nNk16 register fragment
+#    layout for matrix A": mma.m16n8k16's A layout per warp).
+# The kernel's side (recomputed here: change both together): the tile layout in panels, the
+# descriptors it builds, the mask condition, fa2.cuh's softmax and store on the n8-tile view, the
+# P packing p[kk][r] = registers 8 kk + 2 r, + 1, the 3D maps' clipping at n.
+def SW(a): return a ^ (((a >> 7) & 7) << 4)
+
+T128 = np.arange(128)
+def acc_rc(N):
+    t, i = T128[:, None], np.arange(N//2)[None, :]
+    w, l = t//32, t % 32
+    return 16*w + l//4 + 8*((i//2) % 2), 8*(i//4) + 2*(l % 4) + i % 2
+def a_rc():
+    t, r, e = T128[:, None, None], np.arange(4)[None, :, None], np.arange(2)[None, None, :]
+    w, l = t//32, t % 32
+    return (16*w + l//4 + 8*(r % 2)) + 0*e, 2*(l % 4) + 8*(r//2) + e
+def bijective(rows, cols, R, C):
+    seen = np.zeros((R, C), int); np.add.at(seen, (rows, cols), 1)
+    assert (seen == 1).all(), "a fragment layout that is not a bijection"
+
+def read_kmajor(sm, start, sbo, R):
+    r, k = np.arange(R)[:, None], np.arange(16)[None, :]
+    return sm.b[SW(start + 128*(r % 8) + sbo*(r//8) + 2*k)//2]
+def read_mnmajor(sm, start, lbo, sbo, N):
+    k, j = np.arange(16)[:, None], np.arange(N)[None, :]
+    return sm.b[SW(start + 2*(j % 64) + lbo*(j//64) + 128*(k % 8) + sbo*(k//8))//2]
+
+def tma_box(sm, dst, G, c0, row0, pair, rows):
+    # a {64, rows, 1} box of the 3D map {D, n, pairs} at (c0, row0, pair): zeros past row n
+    # ('no_clip': the next pair's rows, what a 2D map over [pairs n, D] would read)
+    pairs, n, D = G.shape
+    flat = G.reshape(pairs*n, D)
+    for r in range(rows):
+        rr = row0 + r
+        if rr < n: vals = G[pair, rr, c0:c0+64]
+        elif 'no_clip' in MUT and pair*n + rr < pairs*n: vals = flat[pair*n + rr, c0:c0+64]
+        else: vals = np.zeros(64)
+        for ch in range(8): sm.put16(SW(dst + 128*r + 16*ch), vals[8*ch:8*ch+8])
+
+def run5(Q, K, V, causal, D, dt):
+    n = Q.shape[0]; scale = 1/math.sqrt(D); c = scale*1.4426950408889634
+    BQ = BK = 128; STAGES = 2; PANELS = D//64
+    QP, KVP = BQ*128, BK*128; QB, KVB = PANELS*QP, PANELS*KVP
+    q_s = 1024; k_s = q_s + QB; v_s = k_s + STAGES*KVB  # 1024-aligned, as the kernel's
+    sm = Smem(v_s + STAGES*KVB)
+    # pair 0 is the problem; pair 1 a next head of NaNs that the 3D maps must never read
+    nan = np.full((n, D), np.nan)
+    GQ, GK, GV = (np.stack([M, nan]) for M in (Q, K, V))
+    ar, ac = acc_rc(BK); bijective(ar, ac, 64, BK)
+    orr, occ = acc_rc(D); bijective(orr, occ, 64, D)
+    pr, pc = a_rc(); bijective(pr, pc, 64, 16)
+    if 'p5_swap' in MUT: pr, pc = pr[:, [0, 2, 1, 3]], pc[:, [0, 2, 1, 3]]
+    h_of = (np.arange(BK//2)//2) % 2; ho_of = (np.arange(D//2)//2) % 2
+    O = np.full((n, D), np.nan); LSE = np.full(n, np.nan)
+    q_tiles = (n + BQ - 1)//BQ
+    for bx in range(q_tiles):
+        tile = q_tiles - 1 - bx if causal else bx
+        q0 = tile*BQ
+        kv_end = min(n, q0 + BQ) if causal else n
+        k_tiles = (kv_end + BK - 1)//BK
+        for p in range(PANELS): tma_box(sm, q_s + p*QP, GQ, 64*p, q0, 0, BQ)
+        state = []
+        for cons in range(2):
+            first = q0 + 64*cons
+            query = first + 16*(T128//32) + (T128 % 32)//4
+            state.append(dict(acc=np.zeros((128, D//2)), m=np.full((128, 2), -math.inf),
+                              L=np.zeros((128, 2)), first=first, query=query))
+        for j in range(k_tiles):
+            st = j % STAGES; k0 = j*BK
+            for p in range(PANELS):  # the producer: K_j and V_j into slot j % 2
+                tma_box(sm, k_s + st*KVB + p*KVP, GK, 64*p, k0, 0, BK)
+                tma_box(sm, v_s + st*KVB + p*KVP, GV, 64*p, k0, 0, BK)
+            for cons in range(2):
+                S_ = state[cons]
+                qc = q_s + 64*(0 if 'q_consumer' in MUT else cons)*128
+                S = np.zeros((64, BK))
+                for kk in range(D//16):
+                    koff = 32*kk if 'q_panel' in MUT else (kk//4)*QP + 32*(kk % 4)
+                    A = read_kmajor(sm, qc + koff, 1024, 64)
+                    B = read_kmajor(sm, k_s + st*KVB + (kk//4)*KVP + 32*(kk % 4), 1024, BK)
+                    S += A @ B.T
+                s = S[ar, ac]  # the registers
+                first, query = S_['first'], S_['query']
+                domask = k0 + BK > n or (causal and k0 + BK - 1 > first)
+                if domask and 'no_mask5' not in MUT:  # attn_mask on the n8-tile view
+                    key = k0 + 8*(np.arange(BK//2)//4)[None, :] + 2*(T128 % 4)[:, None] + (np.arange(BK//2) % 2)[None, :]
+                    qq = query[:, None] + 8*h_of[None, :]
+                    s = np.where((key >= n) | (causal & (key > qq)), -np.inf, s)
+                # attn_softmax: the row max over the quad, alpha, p = 2^(s c - use), l, rescale
+                m, L, acc = S_['m'], S_['L'], S_['acc']
+                mx = np.stack([np.maximum(m[:, h], s[:, h_of == h].max(1)) for h in range(2)], 1)
+                mx = mx.reshape(32, 4, 2).max(1).repeat(4, 0)  # lanes_max<4>: quads of lanes 4g..4g+3
+                use = np.where(mx == -np.inf, 0.0, mx)*c
+                with np.errstate(invalid="ignore"):
+                    alpha = np.where(m == -np.inf, 0.0, np.exp2(m*c - use))
+                    e = np.where(s == -np.inf, 0.0, np.exp2(s*c - use[:, h_of]))
+                S_['m'] = mx
+                S_['L'] = alpha*L + np.stack([e[:, h_of == h].sum(1) for h in range(2)], 1)
+                acc *= alpha[:, ho_of]
+                P = np.vectorize(lambda x: rnd(x, dt))(e)
+                Om = np.zeros((64, D)); Om[orr, occ] = acc
+                for kk in range(BK//16):  # P's k-step kk: registers 8 kk + 2 r, + 1 (r = 0..3)
+                    regs = P[:, 8*kk:8*kk+8].reshape(128, 4, 2)
+                    A = np.full((64, 16), np.nan); A[pr, pc] = regs
+                    if 'v_kmajor' in MUT:
+                        B = read_kmajor(sm, v_s + st*KVB + 2048*kk, 1024, D).T
+                    else:
+                        lbo, sbo = (1024, KVP) if 'v_lbo_sbo' in MUT else (KVP, 1024)
+                        step = 1024 if 'v_kstep' in MUT else 2048
+                        B = read_mnmajor(sm, v_s + st*KVB + step*kk, lbo, sbo, D)
+                    Om += A @ B
+                S_['acc'] = Om[orr, occ]
+        for cons in range(2):  # attn_store on the n8-tile view
+            S_ = state[cons]
+            ssum = S_['L'].reshape(32, 4, 2).sum(1).repeat(4, 0)
+            for h in range(2):
+                r = S_['query'] + 8*h
+                for t in range(128):
+                    if r[t] < n:
+                        cols = occ[t, ho_of == h]
+                        O[r[t], cols] = S_['acc'][t, ho_of == h]/ssum[t, h]
+                        if t % 4 == 0: LSE[r[t]] = S_['m'][t, h]*scale + math.log(ssum[t, h])
+    return O, LSE
+
+def ring5(k_tiles, rng):
+    """Stage 5's mbarrier protocol under random interleavings: a producer (K_j, V_j into slot
+    j % 2 after waiting on the slot's empty barrier, parity ((j / 2) & 1) ^ 1, then
+    arrive.expect_tx), copies that land at random later times (complete_tx), and two consumers
+    (wait on full with parity (j / 2) & 1, read, one arrival per warp on empty, count 8).
+    Asserts that a consumer reads exactly tile j, that no copy is issued into or lands in a slot
+    being read, and that nothing deadlocks. Barrier model (PTX ISA, mbarrier): a phase completes
+    when its arrivals reach the count and its tx-count is 0; try_wait.parity(P) passes once the
+    phase of parity P has completed, i.e. while the current phase's parity is not P."""
+    class Bar:
+        def __init__(b, count): b.count, b.arr, b.tx, b.phase = count, 0, 0, 0
+        def arrive(b, tx=0): b.arr += 1; b.tx += tx; b.flip()
+        def complete(b, nbytes): b.tx -= nbytes; b.flip()
+        def flip(b):
+            if b.arr == b.count and b.tx == 0: b.phase += 1; b.arr = 0
+        def passed(b, parity): return (b.phase & 1) != parity
+    STAGES, CONS = 2, 2
+    empty_count = 4 if 'empty_count' in MUT else CONS*4
+    full = {x: [Bar(1) for _ in range(STAGES)] for x in "KV"}
+    empty = {x: [Bar(empty_count) for _ in range(STAGES)] for x in "KV"}
+    tag = {x: [None]*STAGES for x in "KV"}
+    readers = {x: [set() for _ in range(STAGES)] for x in "KV"}
+    flying = []  # copies issued, not landed: (kind, slot, tile)
+    def producer():
+        for j in range(k_tiles):
+            st = j % STAGES
+            par = (j//STAGES) & 1 if 'producer_parity' in MUT else ((j//STAGES) & 1) ^ 1
+            for x in "KV":
+                yield lambda x=x, st=st, par=par: empty[x][st].passed(par)
+                assert not readers[x][st], f"{x} tile {j} issued into a slot being read"
+                full[x][st].arrive(tx=1)
+                flying.append((x, st, j))
+    def consumer(cons):
+        for j in range(k_tiles):
+            st = j % STAGES
+            par = ((j//STAGES) & 1) ^ (1 if 'parity_flip' in MUT else 0)
+            for x in "KV":
+                yield lambda x=x, st=st, par=par: full[x][st].passed(par)
+                assert tag[x][st] == j, f"consumer {cons} read {x} tile {tag[x][st]} for tile {j}"
+                readers[x][st].add(cons)
+                yield lambda: True  # the wgmmas read the slot
+                readers[x][st].discard(cons)
+                for _ in range(4): empty[x][st].arrive()  # lane 0 of each of the 4 warps
+    actors = [producer(), consumer(0), consumer(1)]
+    conds = [lambda: True]*3
+    done = [False]*3
+    while not all(done) or flying:
+        ready = [i for i in range(3) if not done[i] and conds[i]()]
+        choices = ready + (["tma"] if flying else [])
+        assert choices, "deadlock"
+        pick = choices[rng.integers(len(choices))]
+        if pick == "tma":
+            x, st, j = flying.pop(rng.integers(len(flying)))
+            assert not readers[x][st], f"{x} tile {j} landed in a slot being read"
+            tag[x][st] = j
+            full[x][st].complete(1)
+            continue
+        try: conds[pick] = next(actors[pick])
+        except StopIteration: done[pick] = True
+
+def check_ring5(rng, runs=300):
+    bad = 0
+    for r in range(runs):
+        try: ring5(int(rng.integers(1, 7)), rng)
+        except AssertionError as e:
+            bad += 1
+            if not MUT: print(f"FAIL ring (stage 5 mbarriers): {e}")
+    return bad
+
 def ref(Q, K, V, causal, D):
     S = Q @ K.T / math.sqrt(D)
     if causal: S = np.where(np.tril(np.ones_like(S)) > 0, S, -np.inf)
@@ -254,12 +473,18 @@ def ref(Q, K, V, causal, D):
 
 DEFAULT = ["1:64:0:3:f16", "17:128:1:3:f16", "130:64:1:3:bf16", "200:128:0:3:f16",
            "1:128:1:4:f16", "17:64:0:4:f16", "130:128:1:4:bf16", "200:64:1:4:f16",
-           "257:64:0:4:bf16", "300:128:1:4:f16", "256:128:0:4:f16", "129:64:1:4:bf16"]
+           "257:64:0:4:bf16", "300:128:1:4:f16", "256:128:0:4:f16", "129:64:1:4:bf16",
+           "1:64:0:5:f16", "17:128:1:5:bf16", "130:64:1:5:f16", "200:128:0:5:bf16",
+           "256:64:1:5:bf16", "300:128:1:5:f16", "129:128:0:5:f16", "384:64:0:5:f16"]
 
 # Each negative control, and the cases of which at least one must fail under it.
 NEG_CASES = ["130:128:1:4:f16", "200:64:1:4:bf16"]
 NEGATIVE = ["p_swap", "v_notrans", "k_addr", "q_mtile", "live_off", "mask_query", "store_mt",
             "load_step", "no_mask", "swz_none"]
+NEG_CASES5 = ["300:128:1:5:f16", "200:64:0:5:bf16"]
+NEGATIVE_RING = ["parity_flip", "producer_parity", "empty_count"]
+NEGATIVE5 = ["p5_swap", "v_kmajor", "v_lbo_sbo", "v_kstep", "q_consumer", "q_panel", "no_mask5",
+             "no_clip"]
 
 
 def check(cases, rng, quiet=False):
@@ -296,15 +521,26 @@ def main(cases):
     rng = np.random.default_rng(1)
     bad = check(cases or DEFAULT, rng)
     if not cases:
-        for mut in NEGATIVE:
+        rb = check_ring5(rng)
+        print(f"{'PASS' if rb == 0 else 'FAIL'} ring (stage 5 mbarriers): 300 random interleavings "
+              f"of 1-6 key tiles, {rb} failure(s)")
+        bad += rb
+        for mut in NEGATIVE_RING:
+            MUT.clear(); MUT.add(mut)
+            caught = check_ring5(rng)
+            MUT.clear()
+            print(f"{'PASS' if caught else 'FAIL'} negative control {mut}: "
+                  f"{'caught' if caught else 'NOT caught'} ({caught} of 300 interleavings)")
+            bad += not caught
+        for mut, neg_cases in [(m_, NEG_CASES) for m_ in NEGATIVE] + [(m_, NEG_CASES5) for m_ in NEGATIVE5]:
             MUT.clear(); MUT.add(mut)
             try:
-                caught = check(NEG_CASES, rng, quiet=True)
+                caught = check(neg_cases, rng, quiet=True)
             except (AssertionError, ZeroDivisionError, IndexError, ValueError):
                 caught = 1  # an access outside the tile, a NaN operand, a row with no key
             MUT.clear()
             print(f"{'PASS' if caught else 'FAIL'} negative control {mut}: "
-                  f"{'caught' if caught else 'NOT caught'} ({caught} failure(s) in {len(NEG_CASES)} cases)")
+                  f"{'caught' if caught else 'NOT caught'} ({caught} failure(s) in {len(neg_cases)} cases)")
             bad += not caught
     return 1 if bad else 0
 

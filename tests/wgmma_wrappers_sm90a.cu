@@ -69,6 +69,10 @@ RS_KERNEL(wgmma_bf16_rs_n256, wgmma_bf16_rs, 256)
 SS_KERNEL(wgmma_f16_ss_n64, wgmma_f16_ss, 64)
 // sass: wgmma_f16_rs_n24 HGMMA.64x24x16.F32 WARPGROUP.ARRIVE WARPGROUP.DEPBAR.LE
 RS_KERNEL(wgmma_f16_rs_n24, wgmma_f16_rs, 24)
+// sass: wgmma_bf16_rs_tb_n128 HGMMA.64x128x16.F32.BF16 WARPGROUP.ARRIVE WARPGROUP.DEPBAR.LE
+RS_KERNEL(wgmma_bf16_rs_tb_n128, wgmma_bf16_rs_tb, 128)
+// sass: wgmma_f16_rs_tb_n64 HGMMA.64x64x16.F32 WARPGROUP.ARRIVE WARPGROUP.DEPBAR.LE
+RS_KERNEL(wgmma_f16_rs_tb_n64, wgmma_f16_rs_tb, 64)
 // sass: wgmma_e4m3_e4m3_ss_n256 QGMMA.64x256x32.F32.E4M3.E4M3 WARPGROUP.ARRIVE WARPGROUP.DEPBAR.LE
 SS_KERNEL(wgmma_e4m3_e4m3_ss_n256, wgmma_e4m3_e4m3_ss, 256)
 // sass: wgmma_e4m3_e4m3_rs_n256 QGMMA.64x256x32.F32.E4M3.E4M3 WARPGROUP.ARRIVE WARPGROUP.DEPBAR.LE

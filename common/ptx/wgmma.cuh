@@ -16,6 +16,7 @@
  *   wgmma_f16_ss/_rs                                      HGMMA.64xNx16.F32 (f16 is the default)
  *   wgmma_e4m3_e5m2_ss/_rs and the other fp8 pairs        QGMMA.64xNx32.F32.E4M3.E5M2 ...
  *     (the rs form names a register for A: HGMMA.64x256x16.F32.BF16 R24, R152, gdesc[UR4], ...)
+ *   wgmma_bf16_rs_tb, wgmma_f16_rs_tb                     the same, B's descriptor marked .tnspB
  *   wgmma_desc           9.7.15.5.1.2.2 "Matrix Descriptor Format"
  *   accumulator and A fragments: 9.7.15.5.1.1 "Register Fragments"; proxies: 9.7.15.4 "Async Proxy"
  * Only sm_90a has them (not sm_90, not sm_100): -gencode=arch=compute_90a,code=sm_90a.
@@ -58,7 +59,20 @@
  *
  * Both operands here are K-major: A is stored as rows of K (MxK, row-major) and B as rows of K
  * (NxK, row-major, i.e. the GEMM computes A * B^T); the transpose immediates are 0. fp8 wgmma
- * accepts only K-major operands anyway. */
+ * accepts only K-major operands anyway.
+ *
+ * B N-major (the _tb forms, 16-bit types only): B stored as rows of N (KxN row-major), as V is
+ * in attention's O = P V (chapter 08, stage 5). imm-trans-b = 1 (PTX ISA 9.7.15.5.1.2 "Shared
+ * Memory Matrix Layout": 1 means N-major for B). With the 128-byte swizzle the canonical
+ * MN-major layout ("Asynchronous Warpgroup Level Canonical Layouts"; in elements, T = 8 for
+ * 16-bit types) is
+ *     ((T, 8, m), (8, k)) : ((1, T, LBO), (8T, SBO))
+ * i.e. 64 consecutive N elements (one 128-byte row of the swizzle atom), 8 such rows for
+ * 8 consecutive k (128 bytes apart), then the next 64 N at LBO and the next 8 k at SBO. A
+ * KxN tile loaded by TMA in 64-column boxes (one swizzled 128-byte panel of K rows each) is
+ * exactly that with SBO = 1024 (8 rows of 128 bytes) and LBO = the panel's size (K * 128),
+ * and the k16 step s starts 16 rows further: desc(tile + 2048 * s, SWIZZLE_128B, K * 128,
+ * 1024). */
 #ifndef PTX_WGMMA_CUH
 #define PTX_WGMMA_CUH
 
@@ -144,7 +158,10 @@ __device__ __forceinline__ uint64_t wgmma_desc(unsigned smem_addr, wgmma_swizzle
  *                                       int scale_d)
  *   template <int N> void wgmma_bf16_rs(float (&d)[N / 2], const unsigned (&a)[4],
  *                                       uint64_t desc_b, int scale_d)
- *   the same for f16 (m64nNk16) and for the fp8 pairs (m64nNk32):
+ *   template <int N> void wgmma_bf16_rs_tb(float (&d)[N / 2], const unsigned (&a)[4],
+ *                                          uint64_t desc_b, int scale_d)
+ *     the rs form with B N-major (imm-trans-b = 1; see "B N-major" above)
+ *   the same for f16 (m64nNk16: wgmma_f16_ss, _rs, _rs_tb) and for the fp8 pairs (m64nNk32):
  *   wgmma_e4m3_e4m3_ss/_rs, wgmma_e4m3_e5m2_*, wgmma_e5m2_e4m3_*, wgmma_e5m2_e5m2_* (A type first)
  * for N = 8, 16, ..., 256. Any other N fails to compile (the primary template's static_assert).
  * Each N is an explicit specialization, compiled only where a kernel calls it.
@@ -258,15 +275,19 @@ __device__ __forceinline__ uint64_t wgmma_desc(unsigned smem_addr, wgmma_swizzle
 #else
 #define WG_NO_SUCH_N {}
 #endif
+#define WG_PRIMARY_RS(name_rs)                                                                     \
+    template <int N>                                                                               \
+    __device__ __forceinline__ void name_rs(float(&)[N / 2], const unsigned(&)[4], uint64_t, int)  \
+        WG_NO_SUCH_N
 #define WG_PRIMARY(name_ss, name_rs)                                                               \
     template <int N>                                                                               \
     __device__ __forceinline__ void name_ss(float(&)[N / 2], uint64_t, uint64_t, int)              \
         WG_NO_SUCH_N                                                                               \
-    template <int N>                                                                               \
-    __device__ __forceinline__ void name_rs(float(&)[N / 2], const unsigned(&)[4], uint64_t, int)  \
-        WG_NO_SUCH_N
+    WG_PRIMARY_RS(name_rs)
 WG_PRIMARY(wgmma_bf16_ss, wgmma_bf16_rs)
 WG_PRIMARY(wgmma_f16_ss, wgmma_f16_rs)
+WG_PRIMARY_RS(wgmma_bf16_rs_tb)
+WG_PRIMARY_RS(wgmma_f16_rs_tb)
 WG_PRIMARY(wgmma_e4m3_e4m3_ss, wgmma_e4m3_e4m3_rs)
 WG_PRIMARY(wgmma_e4m3_e5m2_ss, wgmma_e4m3_e5m2_rs)
 WG_PRIMARY(wgmma_e5m2_e4m3_ss, wgmma_e5m2_e4m3_rs)
@@ -278,6 +299,8 @@ WG_PRIMARY(wgmma_e5m2_e5m2_ss, wgmma_e5m2_e5m2_rs)
     WG_RS(wgmma_bf16_rs, N, "k16.f32.bf16.bf16", ", 1, 1, 0", t, r, __VA_ARGS__)                   \
     WG_SS(wgmma_f16_ss, N, "k16.f32.f16.f16", ", 1, 1, 0, 0", t, r, __VA_ARGS__)                   \
     WG_RS(wgmma_f16_rs, N, "k16.f32.f16.f16", ", 1, 1, 0", t, r, __VA_ARGS__)                      \
+    WG_RS(wgmma_bf16_rs_tb, N, "k16.f32.bf16.bf16", ", 1, 1, 1", t, r, __VA_ARGS__)                \
+    WG_RS(wgmma_f16_rs_tb, N, "k16.f32.f16.f16", ", 1, 1, 1", t, r, __VA_ARGS__)                   \
     WG_SS(wgmma_e4m3_e4m3_ss, N, "k32.f32.e4m3.e4m3", ", 1, 1", t, r, __VA_ARGS__)                 \
     WG_RS(wgmma_e4m3_e4m3_rs, N, "k32.f32.e4m3.e4m3", ", 1, 1", t, r, __VA_ARGS__)                 \
     WG_SS(wgmma_e4m3_e5m2_ss, N, "k32.f32.e4m3.e5m2", ", 1, 1", t, r, __VA_ARGS__)                 \
