@@ -509,7 +509,8 @@ def ring6(k_tiles, stages, rng, tiles1=None):
     completes when 8 warps have arrived (sync or arrive), and releases the syncing warps.
     Asserts: every wgmma reads a slot whose full phase has passed and that holds its tile;
     no copy is issued into or lands in a slot with a read in flight; a warp hands a slot back
-    only after its own reads of it have retired; every phase of TURN c is 4 syncs of consumer c
+    only after its own reads of it have retired, and a slot's empty phase completes only with
+    no read of it in flight (both consumers' last reads done); every phase of TURN c is 4 syncs of consumer c
     and 4 arrivals of consumer 1 - c; no warp of one consumer is inside its turn while one of
     the other is; both named barriers end with no arrival pending; nothing deadlocks.
     tiles1: consumer 1's tile count where it differs from consumer 0's (a negative control)."""
@@ -564,7 +565,10 @@ def ring6(k_tiles, stages, rng, tiles1=None):
         def release(x, j):
             st = j % stages
             assert me not in readers[x][st], f"consumer {c} warp {w} freed {x} slot {st} while reading it"
+            phase = empty[x][st].phase
             empty[x][st].arrive()  # lane 0 of the warp
+            assert empty[x][st].phase == phase or not readers[x][st], \
+                f"{x} slot {st} freed with reads in flight: {readers[x][st]}"
         def sync(ident):
             nb = named[ident]; gen = nb.gen
             nb.syncs.append(me); nb.flip()
