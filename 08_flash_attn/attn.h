@@ -78,12 +78,20 @@ static inline double attn_naive_scratch_bytes(long b, long h, long n) {
 #define ATTN_WGMMA_SMEM(D)                                                                         \
     ((ATTN_WGMMA_BQ + 2 * ATTN_WGMMA_STAGES * ATTN_WGMMA_BK) * (D) * 2 + 1024)
 
+/* Stage 6 (sm_90a): stage 5's block and tiles; the K/V ring is 3 slots deep at D = 64 (a tile
+ * is 16 KiB there), 2 at D = 128 (3 would be 225 KiB, at the 227 KiB limit). 161 KiB at
+ * D = 128, 113 KiB at D = 64. */
+#define ATTN_FA3_STAGES(D) ((D) == 64 ? 3 : 2)
+#define ATTN_FA3_SMEM(D)                                                                           \
+    ((ATTN_WGMMA_BQ + 2 * ATTN_FA3_STAGES(D) * ATTN_WGMMA_BK) * (D) * 2 + 1024)
+
 #define ATTN_LAUNCHERS(p)                                                                          \
     int p##attn_naive(const attn_args *a, cudaStream_t stream);                                    \
     int p##attn_tiled_online(const attn_args *a, cudaStream_t stream);                             \
     int p##attn_fa2(const attn_args *a, cudaStream_t stream);                                      \
     int p##attn_fa2_tuned(const attn_args *a, cudaStream_t stream);                                \
-    int p##attn_wgmma(const attn_args *a, cudaStream_t stream);
+    int p##attn_wgmma(const attn_args *a, cudaStream_t stream);                                    \
+    int p##attn_fa3(const attn_args *a, cudaStream_t stream);
 
 /* The reference stages, in kernels/, and your exercises (the same names with ex_), in exercises/. */
 ATTN_LAUNCHERS()

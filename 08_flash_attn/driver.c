@@ -138,6 +138,12 @@ static bool naive_supports(const shape *s, char *why, size_t len) {
 #define WGMMA_ROW(nm, desc, var, lib)                                                              \
     ATTN_ROW_ARCH(nm, desc, ARCH_SM90A, var, attn_wgmma, "wgmma_attn_kernel", WGMMA_MUST, lib,   \
                   NULL, ATTN_WGMMA_SMEM(128))
+/* Stage 6 (sm_90a only): stage 5's opcodes, and the named barriers of the ping-pong (BAR.SYNC,
+ * BAR.ARV). */
+#define FA3_MUST WGMMA_MUST " BAR.SYNC BAR.ARV"
+#define FA3_ROW(nm, desc, var, lib)                                                                \
+    ATTN_ROW_ARCH(nm, desc, ARCH_SM90A, var, attn_fa3, "fa3_attn_kernel", FA3_MUST, lib, NULL,    \
+                  ATTN_FA3_SMEM(128))
 
 static const row_entry ROWS[] = {
     NAIVE_ROW("f16_naive", "1: S = QK^T (cuBLAS, fp32 S), row softmax over S, O = PV (cuBLAS)", 0),
@@ -151,6 +157,8 @@ static const row_entry ROWS[] = {
     WGMMA_ROW("f16_wgmma",
               "5: TMA producer + 2 consumer warpgroups, wgmma for QK^T and PV (P in registers)", 0,
               "f16_naive"),
+    FA3_ROW("f16_fa3", "6: 5 + ping-pong of the consumers (named barriers), softmax under P V", 0,
+            "f16_naive"),
     NAIVE_ROW("f16_naive_causal", "1, causal: the mask in the softmax; the GEMMs compute all of S",
               V_CAUSAL),
     TILED_ROW("f16_tiled_online_causal", "2, causal: every tile computed, keys after the query masked",
@@ -161,11 +169,14 @@ static const row_entry ROWS[] = {
              "f16_naive_causal"),
     WGMMA_ROW("f16_wgmma_causal", "5, causal: tiles after the block's last query skipped",
               V_CAUSAL, "f16_naive_causal"),
+    FA3_ROW("f16_fa3_causal", "6, causal: only the block's last key tile masked", V_CAUSAL,
+            "f16_naive_causal"),
     NAIVE_ROW("bf16_naive", "1 on bf16 inputs", V_BF16),
     TILED_ROW("bf16_tiled_online", "2 on bf16 inputs", V_BF16, "bf16_naive"),
     FA2_ROW("bf16_fa2", "3 on bf16 inputs", V_BF16, "bf16_naive"),
     FA2T_ROW("bf16_fa2_tuned", "4 on bf16 inputs", V_BF16, "bf16_naive"),
     WGMMA_ROW("bf16_wgmma", "5 on bf16 inputs", V_BF16, "bf16_naive"),
+    FA3_ROW("bf16_fa3", "6 on bf16 inputs", V_BF16, "bf16_naive"),
     NAIVE_ROW("bf16_naive_causal", "1 on bf16 inputs, causal", V_BF16 | V_CAUSAL),
     TILED_ROW("bf16_tiled_online_causal", "2 on bf16 inputs, causal", V_BF16 | V_CAUSAL,
               "bf16_naive_causal"),
@@ -174,6 +185,7 @@ static const row_entry ROWS[] = {
              "bf16_naive_causal"),
     WGMMA_ROW("bf16_wgmma_causal", "5 on bf16 inputs, causal", V_BF16 | V_CAUSAL,
               "bf16_naive_causal"),
+    FA3_ROW("bf16_fa3_causal", "6 on bf16 inputs, causal", V_BF16 | V_CAUSAL, "bf16_naive_causal"),
 };
 
 /* ---- setup ----------------------------------------------------------------------------------- */
@@ -502,7 +514,8 @@ int main(int argc, char **argv) {
             "tiles through shared memory with the online softmax (FlashAttention's algorithm);\n"
             "stage 3 runs both products on mma.sync with P in registers (FlashAttention-2);\n"
             "stage 4 double-buffers K/V, swizzles, uses exp2 and skips causal tiles; stage 5\n"
-            "(sm_90a) loads K/V by TMA into an mbarrier ring and runs both products on wgmma.",
+            "(sm_90a) loads K/V by TMA into an mbarrier ring and runs both products on wgmma;\n"
+            "stage 6 (sm_90a) adds FlashAttention-3's ping-pong and intra-warpgroup overlap.",
         .ndims = 4,
         .dim_names = {"b", "h", "n", "d"},
         .dim_help = {"batch (default 4)", "heads (default 16)",

@@ -230,17 +230,21 @@ __device__ __forceinline__ void attn_mask(float (&s)[NT][4], int key0, int query
  * The P registers: m16n8k16's C layout for n-tiles 2 kk and 2 kk + 1 (keys 16 kk + p, + 1 and
  * 16 kk + 8 + p, + 1; rows g and g + 8) is, element for element, its A layout for k-step kk
  * (a0: row g, k p; a1: row g + 8, k p; a2: row g, k p + 8; a3: row g + 8, k p + 8). So P
- * needs no shuffle and no shared memory: round two neighbours into one register. */
-template <typename T, int NT, int DT, bool EXP2>
-__device__ __forceinline__ void attn_softmax(float (&s)[NT][4], float (&acc)[DT][4], float (&m)[2],
-                                             float (&l)[2], unsigned (&p)[NT / 2][4], float c) {
+ * needs no shuffle and no shared memory: round two neighbours into one register.
+ * In three steps: attn_softmax_exp (s becomes p in fp32, m and l updated, alpha the factor
+ * 2^(m_old c - m_new c) that the accumulator must be multiplied by), attn_pack_p, attn_rescale;
+ * attn_softmax does all three (stages 3-5). Stage 6 calls them apart: the exponentials while
+ * its previous P V still runs, the packing and the rescale once it has landed. */
+template <int NT, bool EXP2>
+__device__ __forceinline__ void attn_softmax_exp(float (&s)[NT][4], float (&m)[2], float (&l)[2],
+                                                 float (&alpha)[2], float c) {
     float mx[2] = {m[0], m[1]};
 #pragma unroll
     for (int j = 0; j < NT; j++) {
         mx[0] = fmaxf(mx[0], fmaxf(s[j][0], s[j][1]));
         mx[1] = fmaxf(mx[1], fmaxf(s[j][2], s[j][3]));
     }
-    float use[2], alpha[2], sum[2] = {0.0f, 0.0f};
+    float use[2], sum[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int i = 0; i < 2; i++) {
         mx[i] = lanes_max<4>(mx[i]);
@@ -264,11 +268,11 @@ __device__ __forceinline__ void attn_softmax(float (&s)[NT][4], float (&acc)[DT]
         }
 #pragma unroll
     for (int i = 0; i < 2; i++) l[i] = alpha[i] * l[i] + sum[i];
-#pragma unroll
-    for (int d = 0; d < DT; d++) {
-        acc[d][0] *= alpha[0], acc[d][1] *= alpha[0];
-        acc[d][2] *= alpha[1], acc[d][3] *= alpha[1];
-    }
+}
+
+/* P as the A fragments of P V: two neighbours of s rounded into one register (see above). */
+template <typename T, int NT>
+__device__ __forceinline__ void attn_pack_p(const float (&s)[NT][4], unsigned (&p)[NT / 2][4]) {
 #pragma unroll
     for (int kk = 0; kk < NT / 2; kk++) {
         p[kk][0] = attn_pack<T>(s[2 * kk][0], s[2 * kk][1]);
@@ -276,6 +280,25 @@ __device__ __forceinline__ void attn_softmax(float (&s)[NT][4], float (&acc)[DT]
         p[kk][2] = attn_pack<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
         p[kk][3] = attn_pack<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
     }
+}
+
+/* O *= alpha, per row: the accumulator brought to the new running max. */
+template <int DT>
+__device__ __forceinline__ void attn_rescale(float (&acc)[DT][4], const float (&alpha)[2]) {
+#pragma unroll
+    for (int d = 0; d < DT; d++) {
+        acc[d][0] *= alpha[0], acc[d][1] *= alpha[0];
+        acc[d][2] *= alpha[1], acc[d][3] *= alpha[1];
+    }
+}
+
+template <typename T, int NT, int DT, bool EXP2>
+__device__ __forceinline__ void attn_softmax(float (&s)[NT][4], float (&acc)[DT][4], float (&m)[2],
+                                             float (&l)[2], unsigned (&p)[NT / 2][4], float c) {
+    float alpha[2];
+    attn_softmax_exp<NT, EXP2>(s, m, l, alpha, c);
+    attn_rescale<DT>(acc, alpha);
+    attn_pack_p<T, NT>(s, p);
 }
 
 /* O = acc / l and LSE = m * mscale + log(l) for one m-tile's rows query (row g) and query + 8,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Chapter 08 stages 3-5 on the CPU (no GPU): the fragment and address arithmetic of fa2.cuh and
+"""Chapter 08 stages 3-6 on the CPU (no GPU): the fragment and address arithmetic of fa2.cuh and
 the two kernels, with ldmatrix (x4, .trans) and mma.m16n8k16 emulated from the PTX ISA's
 fragment layouts (9.7.14.5.8 and ldmatrix's), run warp by warp on small problems and compared
 with numpy in float64 under the chapter's bounds (O: 2u + 2u|ref|; LSE: 2^-11 + 2^-20|ref|).
@@ -21,14 +21,26 @@ mbarrier protocol (parities, counts, expect_tx) under random interleavings of th
 copies landing and the two consumers. Not emulated: the asynchrony of wgmma itself (each batch
 is waited for before use in the kernel), setmaxnreg, the hardware's rounding inside the MMA.
 
+Stage 6 (run5 with six): stage 5's models in stage 6's order (P_{j-1} V_{j-1} added in the turn
+of S_j, before tile j's rescale; P packed after it), its 3-slot ring at D = 64, its mask (tile 0
+by stage 5's test, later tiles only at the last one). ring6 plays its protocol warp by warp: the
+two named barriers of the turns (bar.sync / bar.arrive counted by warps, 256 threads a phase)
+with stage 5's mbarrier rings, the wgmma groups' reads of the slots held until the wait_group
+that retires them, under random interleavings (see its docstring for what it asserts). Both
+finish orders of the kernel (D = 64 and D = 128) are the same program order, so one model.
+
 Then the negative controls: each breaks one index formula on purpose (a swapped P register,
 V without .trans, K addressed as V, m-tile 1 reading m-tile 0's Q, a live causal tile skipped,
 the mask or the store of m-tile 1 at m-tile 0's rows, the tile loads' pass offset dropped, no
 mask, no swizzle: right values, bank conflicts; stage 5: P's registers 1 and 2 swapped, V read
 K-major, V's LBO and SBO swapped, V's k-step 1024 instead of 2048, consumer 1 reading consumer
 0's Q rows, Q's k-step without the panel, no mask, boxes not clipped at n; the ring: the
-consumers' parity flipped, the producer's parity without the flip, an empty count of 4) and
-must make some case fail.
+consumers' parity flipped, the producer's parity without the flip, an empty count of 4;
+stage 6: the mask on the last tile but one, O rescaled before the previous P V is added; its
+ring: no first turn for consumer 0, a consumer arriving on its own id, the turn handed over
+before P V is issued, no final sync of consumer 0, consumers with different tile counts, K or V
+handed back before its wgmma retired, P V reading tile j's slot, the parity flipped, an empty
+count of 4) and must make some case fail.
 
     python3 -m pip install numpy;  python3 08_flash_attn/fragment_check.py
 or  python3 08_flash_attn/fragment_check.py N:D:CAUSAL:STAGE:TYPE ...   (e.g. 130:128:1:4:bf16;
@@ -129,6 +141,7 @@ def a_addrs(base, D, swz, row0, kk):
 
 def run(Q, K, V, causal, D, stage, dt):
     if stage == 5: return run5(Q, K, V, causal, D, dt)
+    if stage == 6: return run5(Q, K, V, causal, D, dt, six=True)
     n = Q.shape[0]; scale = 1/math.sqrt(D)
     if stage == 3: BQ, BK, ROWS, swz, EXP2 = 64, 64, 16, False, False
     else: BQ, BK, ROWS, swz, EXP2 = 128, (128 if D == 64 else 64), 32, True, True
@@ -311,9 +324,12 @@ def tma_box(sm, dst, G, c0, row0, pair, rows):
         else: vals = np.zeros(64)
         for ch in range(8): sm.put16(SW(dst + 128*r + 16*ch), vals[8*ch:8*ch+8])
 
-def run5(Q, K, V, causal, D, dt):
+def run5(Q, K, V, causal, D, dt, six=False):
+    """Stage 5, or with six stage 6: its ring of 3 slots at D = 64, its order (P_{j-1} V_{j-1}
+    added before tile j's rescale, P packed after it), its mask on tile 0 by stage 5's test and
+    on tiles j >= 1 only at the last one."""
     n = Q.shape[0]; scale = 1/math.sqrt(D); c = scale*1.4426950408889634
-    BQ = BK = 128; STAGES = 2; PANELS = D//64
+    BQ = BK = 128; STAGES = 3 if six and D == 64 else 2; PANELS = D//64
     QP, KVP = BQ*128, BK*128; QB, KVB = PANELS*QP, PANELS*KVP
     q_s = 1024; k_s = q_s + QB; v_s = k_s + STAGES*KVB  # 1024-aligned, as the kernel's
     sm = Smem(v_s + STAGES*KVB)
@@ -339,9 +355,22 @@ def run5(Q, K, V, causal, D, dt):
             query = first + 16*(T128//32) + (T128 % 32)//4
             state.append(dict(acc=np.zeros((128, D//2)), m=np.full((128, 2), -math.inf),
                               L=np.zeros((128, 2)), first=first, query=query))
+        def pv(S_, P, st):  # O += P V from slot st: BK / 16 k-steps of the rs form
+            Om = np.zeros((64, D)); Om[orr, occ] = S_['acc']
+            for kk in range(BK//16):  # P's k-step kk: registers 8 kk + 2 r, + 1 (r = 0..3)
+                regs = P[:, 8*kk:8*kk+8].reshape(128, 4, 2)
+                A = np.full((64, 16), np.nan); A[pr, pc] = regs
+                if 'v_kmajor' in MUT:
+                    B = read_kmajor(sm, v_s + st*KVB + 2048*kk, 1024, D).T
+                else:
+                    lbo, sbo = (1024, KVP) if 'v_lbo_sbo' in MUT else (KVP, 1024)
+                    step = 1024 if 'v_kstep' in MUT else 2048
+                    B = read_mnmajor(sm, v_s + st*KVB + step*kk, lbo, sbo, D)
+                Om += A @ B
+            S_['acc'] = Om[orr, occ]
         for j in range(k_tiles):
             st = j % STAGES; k0 = j*BK
-            for p in range(PANELS):  # the producer: K_j and V_j into slot j % 2
+            for p in range(PANELS):  # the producer: K_j and V_j into slot j % STAGES
                 tma_box(sm, k_s + st*KVB + p*KVP, GK, 64*p, k0, 0, BK)
                 tma_box(sm, v_s + st*KVB + p*KVP, GV, 64*p, k0, 0, BK)
             for cons in range(2):
@@ -354,8 +383,13 @@ def run5(Q, K, V, causal, D, dt):
                     B = read_kmajor(sm, k_s + st*KVB + (kk//4)*KVP + 32*(kk % 4), 1024, BK)
                     S += A @ B.T
                 s = S[ar, ac]  # the registers
+                early = 'rescale6_early' in MUT and six and j >= 1  # O rescaled before P V lands
+                if six and j >= 1 and not early:  # P_{j-1} V_{j-1}, in the same turn as S_j
+                    pv(S_, S_['P'], (j - 1) % STAGES)
                 first, query = S_['first'], S_['query']
                 domask = k0 + BK > n or (causal and k0 + BK - 1 > first)
+                if six and j >= 1:  # the loop's masked instantiation: the last tile only
+                    domask = j == (k_tiles - 2 if 'mask6_tile' in MUT else k_tiles - 1)
                 if domask and 'no_mask5' not in MUT:  # attn_mask on the n8-tile view
                     key = k0 + 8*(np.arange(BK//2)//4)[None, :] + 2*(T128 % 4)[:, None] + (np.arange(BK//2) % 2)[None, :]
                     qq = query[:, None] + 8*h_of[None, :]
@@ -371,19 +405,12 @@ def run5(Q, K, V, causal, D, dt):
                 S_['m'] = mx
                 S_['L'] = alpha*L + np.stack([e[:, h_of == h].sum(1) for h in range(2)], 1)
                 acc *= alpha[:, ho_of]
+                if early: pv(S_, S_['P'], (j - 1) % STAGES)
                 P = np.vectorize(lambda x: rnd(x, dt))(e)
-                Om = np.zeros((64, D)); Om[orr, occ] = acc
-                for kk in range(BK//16):  # P's k-step kk: registers 8 kk + 2 r, + 1 (r = 0..3)
-                    regs = P[:, 8*kk:8*kk+8].reshape(128, 4, 2)
-                    A = np.full((64, 16), np.nan); A[pr, pc] = regs
-                    if 'v_kmajor' in MUT:
-                        B = read_kmajor(sm, v_s + st*KVB + 2048*kk, 1024, D).T
-                    else:
-                        lbo, sbo = (1024, KVP) if 'v_lbo_sbo' in MUT else (KVP, 1024)
-                        step = 1024 if 'v_kstep' in MUT else 2048
-                        B = read_mnmajor(sm, v_s + st*KVB + step*kk, lbo, sbo, D)
-                    Om += A @ B
-                S_['acc'] = Om[orr, occ]
+                if six: S_['P'] = P  # (its P V: next turn, or after the loop)
+                else: pv(S_, P, st)
+        if six:  # the last tile's P V, outside the turns
+            for cons in range(2): pv(state[cons], state[cons]['P'], (k_tiles - 1) % STAGES)
         for cons in range(2):  # attn_store on the n8-tile view
             S_ = state[cons]
             ssum = S_['L'].reshape(32, 4, 2).sum(1).repeat(4, 0)
@@ -396,6 +423,17 @@ def run5(Q, K, V, causal, D, dt):
                         if t % 4 == 0: LSE[r[t]] = S_['m'][t, h]*scale + math.log(ssum[t, h])
     return O, LSE
 
+class MBar:
+    """An mbarrier (PTX ISA, mbarrier): a phase completes when its arrivals reach the count and
+    its tx-count is 0; try_wait.parity(P) passes once the phase of parity P has completed, i.e.
+    while the current phase's parity is not P."""
+    def __init__(b, count): b.count, b.arr, b.tx, b.phase = count, 0, 0, 0
+    def arrive(b, tx=0): b.arr += 1; b.tx += tx; b.flip()
+    def complete(b, nbytes): b.tx -= nbytes; b.flip()
+    def flip(b):
+        if b.arr == b.count and b.tx == 0: b.phase += 1; b.arr = 0
+    def passed(b, parity): return (b.phase & 1) != parity
+
 def ring5(k_tiles, rng):
     """Stage 5's mbarrier protocol under random interleavings: a producer (K_j, V_j into slot
     j % 2 after waiting on the slot's empty barrier, parity ((j / 2) & 1) ^ 1, then
@@ -405,17 +443,10 @@ def ring5(k_tiles, rng):
     being read, and that nothing deadlocks. Barrier model (PTX ISA, mbarrier): a phase completes
     when its arrivals reach the count and its tx-count is 0; try_wait.parity(P) passes once the
     phase of parity P has completed, i.e. while the current phase's parity is not P."""
-    class Bar:
-        def __init__(b, count): b.count, b.arr, b.tx, b.phase = count, 0, 0, 0
-        def arrive(b, tx=0): b.arr += 1; b.tx += tx; b.flip()
-        def complete(b, nbytes): b.tx -= nbytes; b.flip()
-        def flip(b):
-            if b.arr == b.count and b.tx == 0: b.phase += 1; b.arr = 0
-        def passed(b, parity): return (b.phase & 1) != parity
     STAGES, CONS = 2, 2
     empty_count = 4 if 'empty_count' in MUT else CONS*4
-    full = {x: [Bar(1) for _ in range(STAGES)] for x in "KV"}
-    empty = {x: [Bar(empty_count) for _ in range(STAGES)] for x in "KV"}
+    full = {x: [MBar(1) for _ in range(STAGES)] for x in "KV"}
+    empty = {x: [MBar(empty_count) for _ in range(STAGES)] for x in "KV"}
     tag = {x: [None]*STAGES for x in "KV"}
     readers = {x: [set() for _ in range(STAGES)] for x in "KV"}
     flying = []  # copies issued, not landed: (kind, slot, tile)
@@ -465,6 +496,150 @@ def check_ring5(rng, runs=300):
             if not MUT: print(f"FAIL ring (stage 5 mbarriers): {e}")
     return bad
 
+def ring6(k_tiles, stages, rng, tiles1=None):
+    """Stage 6's protocol under random interleavings, warp by warp: the producer and stage 5's
+    mbarrier rings (STAGES slots: 2 at D = 128, 3 at D = 64; the Q barrier too), copies landing
+    at random later times, and 8 consumer warps (2 warpgroups of 4) each running the kernel's
+    program order: consumer 1 arrives once on TURN 0; every turn is bar.sync TURN c, the waits on
+    full barriers and the issues of the turn, bar.arrive TURN 1 - c; wgmma groups commit in
+    order, and wait_group N retires the oldest until N are left; after the store consumer 0
+    syncs once more on TURN 0. A wgmma's reads of its slot are taken to last from its issue to
+    the wait_group that retires it (the latest the hardware may read). Named barrier model
+    (PTX ISA, bar.sync / bar.arrive with a count): each warp counts 32 threads; a phase of 256
+    completes when 8 warps have arrived (sync or arrive), and releases the syncing warps.
+    Asserts: every wgmma reads a slot whose full phase has passed and that holds its tile;
+    no copy is issued into or lands in a slot with a read in flight; a warp hands a slot back
+    only after its own reads of it have retired, and a slot's empty phase completes only with
+    no read of it in flight (both consumers' last reads done); every phase of TURN c is 4 syncs of consumer c
+    and 4 arrivals of consumer 1 - c; no warp of one consumer is inside its turn while one of
+    the other is; both named barriers end with no arrival pending; nothing deadlocks.
+    tiles1: consumer 1's tile count where it differs from consumer 0's (a negative control)."""
+    class Named:
+        def __init__(nb, ident): nb.id, nb.gen, nb.syncs, nb.arrivals = ident, 0, [], []
+        def count(nb): return len(nb.syncs) + len(nb.arrivals)
+        def flip(nb):
+            if nb.count() < 8: return
+            owner = nb.id - TURN
+            assert all(c == owner for c, _ in nb.syncs) and len(nb.syncs) == 4, \
+                f"TURN {nb.id} phase completed by syncs {nb.syncs}, arrivals {nb.arrivals}"
+            assert all(c == 1 - owner for c, _ in nb.arrivals), \
+                f"TURN {nb.id}: arrivals {nb.arrivals} from its own consumer"
+            nb.gen += 1; nb.syncs, nb.arrivals = [], []
+    TURN, CONS, WARPS = 1, 2, 4
+    empty_count = 4 if 'empty_count6' in MUT else CONS*WARPS
+    full = {x: [MBar(1) for _ in range(stages)] for x in "KV"}
+    empty = {x: [MBar(empty_count) for _ in range(stages)] for x in "KV"}
+    q_full = MBar(1)
+    tag = {x: [None]*stages for x in "KV"}
+    readers = {x: [set() for _ in range(stages)] for x in "KV"}
+    flying = []  # copies issued, not landed: (kind, slot, tile)
+    named = {TURN + c: Named(TURN + c) for c in range(CONS)}
+    in_turn = set()
+    def producer():
+        q_full.arrive(tx=1); flying.append(("Q", 0, 0))
+        for j in range(max(k_tiles, tiles1 or 0)):
+            st = j % stages
+            for x in "KV":
+                yield lambda x=x, st=st, j=j: empty[x][st].passed(((j//stages) & 1) ^ 1)
+                assert not readers[x][st], f"{x} tile {j} issued into slot {st} being read"
+                full[x][st].arrive(tx=1)
+                flying.append((x, st, j))
+    def consumer(c, w):
+        me = (c, w)
+        tiles = k_tiles if c == 0 or tiles1 is None else tiles1
+        groups = []  # committed groups, oldest first: lists of (kind, slot)
+        def wait_full(x, j):
+            st = j % stages
+            par = ((j//stages) & 1) ^ (1 if 'parity_flip6' in MUT else 0)
+            return lambda: full[x][st].passed(par)
+        def issue(x, j, st=None):
+            st = j % stages if st is None else st
+            assert me in in_turn or x == "V" and j == tiles - 1, \
+                f"consumer {c} warp {w} issued {x} tile {j} outside its turn"
+            assert tag[x][st] == j, f"consumer {c} warp {w}: wgmma read {x} tile {tag[x][st]} for {j}"
+            readers[x][st].add(me)
+            groups.append([(x, st)])
+        def wait_group(n):
+            while len(groups) > n:
+                for x, st in groups.pop(0): readers[x][st].discard(me)
+        def release(x, j):
+            st = j % stages
+            assert me not in readers[x][st], f"consumer {c} warp {w} freed {x} slot {st} while reading it"
+            phase = empty[x][st].phase
+            empty[x][st].arrive()  # lane 0 of the warp
+            assert empty[x][st].phase == phase or not readers[x][st], \
+                f"{x} slot {st} freed with reads in flight: {readers[x][st]}"
+        def sync(ident):
+            nb = named[ident]; gen = nb.gen
+            nb.syncs.append(me); nb.flip()
+            return lambda: nb.gen > gen
+        def enter():
+            assert not any(o == 1 - c for o, _ in in_turn), f"consumer {c} warp {w} in its turn with {in_turn}"
+            in_turn.add(me)
+        def arrive(ident):
+            in_turn.discard(me)
+            nb = named[ident]; nb.arrivals.append(me); nb.flip()
+        mine = TURN + c
+        other = mine if 'turn_same_id' in MUT else TURN + 1 - c
+        if c == 1 and 'no_first_turn' not in MUT: arrive(TURN + 0)
+        yield lambda: q_full.passed(0)
+        # tile 0
+        yield sync(mine); enter()
+        yield wait_full("K", 0); issue("K", 0)
+        arrive(other)
+        wait_group(0); release("K", 0)
+        wait_group(0)  # finish(1): nothing in flight, no V to hand back
+        for j in range(1, tiles):
+            yield sync(mine); enter()
+            yield wait_full("K", j); issue("K", j)
+            if 'arrive_before_pv' in MUT: arrive(other)
+            yield wait_full("V", j - 1)
+            issue("V", j - 1, j % stages if 'v_slot_skew' in MUT else None)
+            if 'arrive_before_pv' not in MUT: arrive(other)
+            if 'release_k_early' in MUT: release("K", j)
+            wait_group(1)
+            if 'release_k_early' not in MUT: release("K", j)
+            yield lambda: True  # the exponentials of S_j, P V in flight
+            if 'release_v_early' in MUT: release("V", j - 1)
+            wait_group(0)
+            if 'release_v_early' not in MUT: release("V", j - 1)
+        yield wait_full("V", tiles - 1); issue("V", tiles - 1)
+        wait_group(0); release("V", tiles - 1)
+        in_turn.discard(me)  # (the last P V is issued outside the turns)
+        if c == 0 and 'no_drain' not in MUT:
+            yield sync(TURN + 0)
+    actors = [producer()] + [consumer(c, w) for c in range(CONS) for w in range(WARPS)]
+    conds = [lambda: True]*len(actors)
+    done = [False]*len(actors)
+    while not all(done) or flying:
+        ready = [i for i in range(len(actors)) if not done[i] and conds[i]()]
+        choices = ready + (["tma"] if flying else [])
+        assert choices, "deadlock"
+        pick = choices[rng.integers(len(choices))]
+        if pick == "tma":
+            x, st, j = flying.pop(rng.integers(len(flying)))
+            if x == "Q": q_full.complete(1); continue
+            assert not readers[x][st], f"{x} tile {j} landed in slot {st} being read"
+            tag[x][st] = j
+            full[x][st].complete(1)
+            continue
+        try: conds[pick] = next(actors[pick])
+        except StopIteration: done[pick] = True
+    for nb in named.values():
+        assert nb.count() == 0, f"TURN {nb.id} ends with {nb.count()} warp arrival(s) pending"
+
+def check_ring6(rng, runs=300):
+    bad = 0
+    for r in range(runs):
+        stages = 2 + r % 2
+        k_tiles = int(rng.integers(1, 8))
+        tiles1 = k_tiles + 1 if 'unequal_tiles' in MUT else None
+        try: ring6(k_tiles, stages, rng, tiles1)
+        except AssertionError as e:
+            bad += 1
+            if not MUT: print(f"FAIL ring (stage 6 turns and mbarriers): {e}")
+    return bad
+
 def ref(Q, K, V, causal, D):
     S = Q @ K.T / math.sqrt(D)
     if causal: S = np.where(np.tril(np.ones_like(S)) > 0, S, -np.inf)
@@ -475,7 +650,9 @@ DEFAULT = ["1:64:0:3:f16", "17:128:1:3:f16", "130:64:1:3:bf16", "200:128:0:3:f16
            "1:128:1:4:f16", "17:64:0:4:f16", "130:128:1:4:bf16", "200:64:1:4:f16",
            "257:64:0:4:bf16", "300:128:1:4:f16", "256:128:0:4:f16", "129:64:1:4:bf16",
            "1:64:0:5:f16", "17:128:1:5:bf16", "130:64:1:5:f16", "200:128:0:5:bf16",
-           "256:64:1:5:bf16", "300:128:1:5:f16", "129:128:0:5:f16", "384:64:0:5:f16"]
+           "256:64:1:5:bf16", "300:128:1:5:f16", "129:128:0:5:f16", "384:64:0:5:f16",
+           "1:128:1:6:f16", "17:64:0:6:bf16", "130:128:1:6:bf16", "200:64:1:6:f16",
+           "300:128:1:6:f16", "384:64:0:6:f16", "513:64:1:6:bf16", "256:128:0:6:f16"]
 
 # Each negative control, and the cases of which at least one must fail under it.
 NEG_CASES = ["130:128:1:4:f16", "200:64:1:4:bf16"]
@@ -483,6 +660,11 @@ NEGATIVE = ["p_swap", "v_notrans", "k_addr", "q_mtile", "live_off", "mask_query"
             "load_step", "no_mask", "swz_none"]
 NEG_CASES5 = ["300:128:1:5:f16", "200:64:0:5:bf16"]
 NEGATIVE_RING = ["parity_flip", "producer_parity", "empty_count"]
+NEGATIVE_RING6 = ["no_first_turn", "turn_same_id", "arrive_before_pv", "no_drain",
+                  "unequal_tiles", "release_k_early", "release_v_early", "v_slot_skew",
+                  "parity_flip6", "empty_count6"]
+NEG_CASES6 = ["300:128:1:6:f16", "513:64:1:6:bf16"]
+NEGATIVE6 = ["mask6_tile", "rescale6_early"]
 NEGATIVE5 = ["p5_swap", "v_kmajor", "v_lbo_sbo", "v_kstep", "q_consumer", "q_panel", "no_mask5",
              "no_clip"]
 
@@ -521,18 +703,24 @@ def main(cases):
     rng = np.random.default_rng(1)
     bad = check(cases or DEFAULT, rng)
     if not cases:
-        rb = check_ring5(rng)
-        print(f"{'PASS' if rb == 0 else 'FAIL'} ring (stage 5 mbarriers): 300 random interleavings "
-              f"of 1-6 key tiles, {rb} failure(s)")
-        bad += rb
-        for mut in NEGATIVE_RING:
-            MUT.clear(); MUT.add(mut)
-            caught = check_ring5(rng)
-            MUT.clear()
-            print(f"{'PASS' if caught else 'FAIL'} negative control {mut}: "
-                  f"{'caught' if caught else 'NOT caught'} ({caught} of 300 interleavings)")
-            bad += not caught
-        for mut, neg_cases in [(m_, NEG_CASES) for m_ in NEGATIVE] + [(m_, NEG_CASES5) for m_ in NEGATIVE5]:
+        for ring, what, negatives in [
+                (check_ring5, "stage 5 mbarriers): 300 random interleavings of 1-6 key tiles",
+                 NEGATIVE_RING),
+                (check_ring6, "stage 6 turns and mbarriers): 300 random interleavings of 8 "
+                 "consumer warps, 1-7 key tiles, 2 and 3 slots", NEGATIVE_RING6)]:
+            rb = ring(rng)
+            print(f"{'PASS' if rb == 0 else 'FAIL'} ring ({what}, {rb} failure(s)")
+            bad += rb
+            for mut in negatives:
+                MUT.clear(); MUT.add(mut)
+                caught = ring(rng)
+                MUT.clear()
+                print(f"{'PASS' if caught else 'FAIL'} negative control {mut}: "
+                      f"{'caught' if caught else 'NOT caught'} ({caught} of 300 interleavings)")
+                bad += not caught
+        for mut, neg_cases in ([(m_, NEG_CASES) for m_ in NEGATIVE]
+                               + [(m_, NEG_CASES5) for m_ in NEGATIVE5]
+                               + [(m_, NEG_CASES6) for m_ in NEGATIVE6]):
             MUT.clear(); MUT.add(mut)
             try:
                 caught = check(neg_cases, rng, quiet=True)

@@ -240,6 +240,40 @@ extern "C" __global__ void __launch_bounds__(256)
     out[blockIdx.x * 256 + threadIdx.x] = vals[wg * 128 + (threadIdx.x + 1) % 128];
 }
 
+/* The ping-pong's signal (08's stage 6): warpgroup 0 writes, arrives on barrier 1 and goes on;
+ * warpgroup 1 waits there (256 threads: its 128 and the 128 that arrive) and reads what the
+ * other wrote. */
+// sass: ptx_check_named_barrier_arrive BAR.ARV BAR.SYNC
+extern "C" __global__ void __launch_bounds__(256)
+    ptx_check_named_barrier_arrive(const float *__restrict__ in, float *__restrict__ out) {
+    __shared__ float vals[128];
+    const unsigned wg = threadIdx.x / 128, t = threadIdx.x % 128;
+    if (wg == 0) {
+        vals[t] = in[blockIdx.x * 128 + t];
+        named_barrier_arrive(1, 256);
+    } else {
+        named_barrier_sync(1, 256);
+        out[blockIdx.x * 128 + t] = vals[(t + 1) % 128];
+    }
+}
+
+/* One arrival a warp, by lane 0, the predicate inside the asm (08's stage 6 hands slots back so
+ * while a wgmma is in flight): the barrier counts warps. */
+// sass: ptx_check_mbarrier_arrive_if SYNCS.EXCH.64 SYNCS.ARRIVE.TRANS64.A1T0 SYNCS.PHASECHK.TRANS64.TRYWAIT
+extern "C" __global__ void ptx_check_mbarrier_arrive_if(const float *__restrict__ in,
+                                                        float *__restrict__ out) {
+    __shared__ unsigned long long bar;
+    __shared__ float vals[1024];
+    const unsigned b = smem_addr(&bar);
+    if (threadIdx.x == 0) mbarrier_init(b, blockDim.x / 32);
+    __syncthreads();
+    vals[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+    __syncwarp();
+    mbarrier_arrive_if(b, threadIdx.x % 32 == 0);
+    mbarrier_wait_parity(b, 0);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = vals[(threadIdx.x + 1) % blockDim.x];
+}
+
 /* The bf16 tensor-core product (08's bf16 rows): one m16n8k16 on fragments read from global
  * memory, the fp32 accumulator written back. */
 // sass: ptx_check_mma_bf16 HMMA.16816.F32.BF16

@@ -70,7 +70,8 @@
  *    exponentiated and packed, low half the lower key.
  *
  * The mask, the softmax and the store are stage 4's, from fa2.cuh, called on the same
- * registers (as_n8_tiles below: the wgmma fragment is mma.sync's m16n8 C layout repeated):
+ * registers (as_n8_tiles, attn_hopper.cuh: the wgmma fragment is mma.sync's m16n8 C layout
+ * repeated):
  * raw scores, their max, p = 2^(s c - m c) with c = scale log2 e (one FFMA and one MUFU.EX2 a
  * score). A row's 128 scores of a tile lie in the 4 lanes of a quad, 32 each (a thread's 64
  * registers of S are 32 of row g and 32 of row g + 8), so a row max or sum is two xor
@@ -86,12 +87,9 @@
  *
  * What to look for: in the SASS, HGMMA.64x128x16 (S) and HGMMA.64xDx16 with "gdesc[..].tnspB"
  * (P V), UTMALDG.3D, SYNCS (the mbarriers), USETMAXREG, MUFU.EX2, no LDL/STL, no LDSM. */
-#include <string.h>
-
-#include <type_traits>
-
 #include "stage.h"
 #include "attn.h"
+#include "attn_hopper.cuh"
 #include "fa2.cuh"
 #include "launch.cuh"
 #include "reduce.cuh"
@@ -109,45 +107,10 @@
 #define STAGES ATTN_WGMMA_STAGES /* K slots, and V slots: 2 */
 #define CONSUMERS 2              /* warpgroups of 64 query rows */
 #define THREADS (128 * (1 + CONSUMERS))
-#define PANEL_COLS 64            /* a TMA box's width: 64 16-bit values = 128 bytes */
+#define PANEL_COLS ATTN_PANEL_COLS /* a TMA box: 64 16-bit values = 128 bytes */
 #define LOG2E 1.4426950408889634f
 
 static_assert(BQ == 64 * CONSUMERS, "a consumer per 64 query rows");
-
-/* The two products for T = __half or __nv_bfloat16. */
-template <typename T, int N>
-static __device__ __forceinline__ void mma_ss(float (&d)[N / 2], uint64_t a, uint64_t b,
-                                              int scale_d) {
-    if constexpr (std::is_same_v<T, __half>) wgmma_f16_ss<N>(d, a, b, scale_d);
-    else wgmma_bf16_ss<N>(d, a, b, scale_d);
-}
-template <typename T, int N>
-static __device__ __forceinline__ void mma_rs_tb(float (&d)[N / 2], const unsigned (&a)[4],
-                                                 uint64_t b) {
-    if constexpr (std::is_same_v<T, __half>) wgmma_f16_rs_tb<N>(d, a, b, 1);
-    else wgmma_bf16_rs_tb<N>(d, a, b, 1);
-}
-
-/* K-major operand, 128-byte rows, 128-byte swizzle: SBO = 1024 (8 rows), LBO unused (16). */
-static __device__ __forceinline__ uint64_t desc_kmajor(unsigned addr) {
-    return wgmma_desc(addr, WGMMA_SWIZZLE_128B, 16, 1024);
-}
-/* V as B of P V (N-major): 8 keys to the next 8 at SBO = 1024, 64 columns of D to the next 64
- * at LBO = one panel of BK rows. */
-static __device__ __forceinline__ uint64_t desc_v(unsigned addr) {
-    return wgmma_desc(addr, WGMMA_SWIZZLE_128B, BK * 128, 1024);
-}
-
-/* The wgmma accumulator fragment as stage 4's n8 tiles. Register i of an m64nN fragment is row
- * 16 w + l / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (l % 4) + i % 2: for each 8 columns j
- * (registers 4 j .. 4 j + 3), warp w's 16 rows in mma.sync's m16n8 C layout, which is what
- * fa2.cuh's float[N / 8][4] holds ([j][e]: row g + 8 (e / 2), column 8 j + 2 (l % 4) + e % 2,
- * with g = l / 4 of the warp's 16 rows). So the mask, the softmax and the store of fa2.cuh
- * apply unchanged, on the same registers. */
-template <int R>
-static __device__ __forceinline__ float (&as_n8_tiles(float (&d)[R]))[R / 4][4] {
-    return *reinterpret_cast<float(*)[R / 4][4]>(&d);
-}
 
 template <typename T, int D>
 static __global__ void __launch_bounds__(THREADS, 1)
@@ -159,8 +122,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
     constexpr unsigned Q_PANEL = BQ * 128, KV_PANEL = BK * 128;
     constexpr unsigned Q_BYTES = PANELS * Q_PANEL, KV_BYTES = PANELS * KV_PANEL;
     extern __shared__ __align__(128) unsigned char smem[];
-    __shared__ __align__(8) unsigned long long q_full, k_full[STAGES], v_full[STAGES],
-        k_empty[STAGES], v_empty[STAGES];
+    __shared__ __align__(8) attn_ring_bars<STAGES> bars;
     const unsigned q_s = (smem_addr(smem) + 1023u) & ~1023u; /* the swizzle's period */
     const unsigned k_s = q_s + Q_BYTES, v_s = k_s + STAGES * KV_BYTES;
     /* Broadcast from lane 0: ptxas then keeps what derives from it (the consumer's addresses
@@ -174,47 +136,14 @@ static __global__ void __launch_bounds__(THREADS, 1)
     const int kv_end = causal ? min(n, q0 + BQ) : n;
     const int k_tiles = (kv_end + BK - 1) / BK;
 
-    if (threadIdx.x == 0) {
-        tma_prefetch_map(&map_q);
-        tma_prefetch_map(&map_k);
-        tma_prefetch_map(&map_v);
-        mbarrier_init(smem_addr(&q_full), 1);
-        for (int s = 0; s < STAGES; s++) {
-            mbarrier_init(smem_addr(&k_full[s]), 1);
-            mbarrier_init(smem_addr(&v_full[s]), 1);
-            mbarrier_init(smem_addr(&k_empty[s]), CONSUMERS * 4); /* one arrival a consumer warp */
-            mbarrier_init(smem_addr(&v_empty[s]), CONSUMERS * 4);
-        }
-        fence_proxy_async_shared();
-    }
+    if (threadIdx.x == 0) attn_ring_init(bars, &map_q, &map_k, &map_v, CONSUMERS * 4);
     __syncthreads();
 
     if (wg == 0) {
         setmaxnreg_dec<24>();
-        if (threadIdx.x == 0) {
-            const unsigned qb = smem_addr(&q_full);
-            mbarrier_arrive_expect_tx(qb, Q_BYTES);
-#pragma unroll
-            for (int p = 0; p < PANELS; p++)
-                tma_load_3d(q_s + p * Q_PANEL, &map_q, qb, PANEL_COLS * p, q0, pair);
-            /* Tile j of K or V into slot j % STAGES of its ring, once the consumers have
-             * handed that slot back (the wait passes at once in the first round). */
-            auto load = [&](const CUtensorMap *map, unsigned ring, unsigned long long *full,
-                            unsigned long long *empty, int j) {
-                const int s = j % STAGES;
-                const unsigned bar = smem_addr(&full[s]);
-                mbarrier_wait_parity(smem_addr(&empty[s]), ((j / STAGES) & 1) ^ 1);
-                mbarrier_arrive_expect_tx(bar, KV_BYTES);
-#pragma unroll
-                for (int p = 0; p < PANELS; p++)
-                    tma_load_3d(ring + s * KV_BYTES + p * KV_PANEL, map, bar, PANEL_COLS * p,
-                                j * BK, pair);
-            };
-            for (int j = 0; j < k_tiles; j++) {
-                load(&map_k, k_s, k_full, k_empty, j);
-                load(&map_v, v_s, v_full, v_empty, j);
-            }
-        }
+        if (threadIdx.x == 0) /* loads Q, then K_j and V_j into slot j % STAGES */
+            attn_produce<STAGES, D>(bars, &map_q, &map_k, &map_v, q_s, k_s, v_s, q0, pair,
+                                    k_tiles);
         return;
     }
 
@@ -231,7 +160,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
     for (int i = 0; i < D / 2; i++) acc[i] = 0.0f;
     wgmma_fence_operands(acc);
 
-    mbarrier_wait_parity_in_asm(smem_addr(&q_full), 0);
+    mbarrier_wait_parity_in_asm(smem_addr(&bars.q_full), 0);
     for (int j = 0; j < k_tiles; j++) {
         const int st = j % STAGES;
         const unsigned full_parity = (j / STAGES) & 1;
@@ -239,7 +168,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
         const int k0 = j * BK;
 
         /* S = Q K_j^T: D / 16 k-steps of m64n128k16. */
-        mbarrier_wait_parity_in_asm(smem_addr(&k_full[st]), full_parity);
+        mbarrier_wait_parity_in_asm(smem_addr(&bars.k_full[st]), full_parity);
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++)
@@ -248,7 +177,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_commit_group();
         wgmma_wait_group<0>();
         wgmma_fence_operands(s);
-        if (lane == 0) mbarrier_arrive(smem_addr(&k_empty[st])); /* K_j read: slot free */
+        if (lane == 0) mbarrier_arrive(smem_addr(&bars.k_empty[st])); /* K_j read: slot free */
 
         /* Only the diagonal tile (a key after this consumer's first query) or one with keys
          * past n has anything to mask. */
@@ -261,81 +190,24 @@ static __global__ void __launch_bounds__(THREADS, 1)
         attn_softmax<T, BK / 8, D / 8, true>(as_n8_tiles(s), as_n8_tiles(acc), m, l, p, cexp);
 
         /* O += P V_j: BK / 16 k-steps of m64nDk16, A = P from registers, V N-major. */
-        mbarrier_wait_parity_in_asm(smem_addr(&v_full[st]), full_parity);
+        mbarrier_wait_parity_in_asm(smem_addr(&bars.v_full[st]), full_parity);
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < BK / 16; kk++) mma_rs_tb<T, D>(acc, p[kk], desc_v(vs + 2048 * kk));
         wgmma_commit_group();
         wgmma_wait_group<0>();
         wgmma_fence_operands(acc);
-        if (lane == 0) mbarrier_arrive(smem_addr(&v_empty[st]));
+        if (lane == 0) mbarrier_arrive(smem_addr(&bars.v_empty[st]));
     }
 
     attn_store<T, D>(as_n8_tiles(acc), m, l, o + (long)pair * n * D, lse + (long)pair * n, query,
                      n, scale, lane);
 }
 
-/* ---- host ------------------------------------------------------------------------------------ */
-
-/* A [pairs, n, D] tensor of 16-bit values as TMA sees it: dims {D, n, pairs} (innermost first),
- * boxes of 64 columns x `rows` rows x 1 (b, h), 128-byte swizzle, zeros past row n. */
-static int encode_3d(CUtensorMap *map, const void *base, attn_dtype t, int n, int pairs, int d,
-                     unsigned rows, char *err, size_t len) {
-    tensor_map_desc m;
-    memset(&m, 0, sizeof m);
-    m.base = base;
-    m.type = t == ATTN_F16 ? TMAP_F16 : TMAP_BF16;
-    m.rank = 3;
-    m.dims[0] = (uint64_t)d, m.dims[1] = (uint64_t)n, m.dims[2] = (uint64_t)pairs;
-    m.strides[0] = (uint64_t)d * 2, m.strides[1] = (uint64_t)n * d * 2;
-    m.box[0] = PANEL_COLS, m.box[1] = rows, m.box[2] = 1;
-    m.swizzle = TMAP_SWIZZLE_128B;
-    m.fill = TMAP_FILL_ZERO;
-    return tensor_map_encode(map, &m, err, len);
-}
-
-/* The three maps of one problem, kept for the next launch (the timed launches of a shape
- * reuse them: encoding is a driver call). Keyed by everything they encode. */
-typedef struct {
-    const void *q, *k, *v;
-    int n, pairs, d;
-    attn_dtype dtype;
-    CUtensorMap mq, mk, mv;
-} wgmma_maps;
-
-static const wgmma_maps *maps_for(const attn_args *a, char *err, size_t len) {
-    enum { SLOTS = 4 };
-    static wgmma_maps kept[SLOTS];
-    static int filled, victim;
-    const int pairs = a->b * a->h;
-    for (int i = 0; i < filled; i++) {
-        const wgmma_maps *w = &kept[i];
-        if (w->q == a->q && w->k == a->k && w->v == a->v && w->n == a->n && w->pairs == pairs &&
-            w->d == a->d && w->dtype == a->dtype)
-            return w;
-    }
-    wgmma_maps w = {a->q, a->k, a->v, a->n, pairs, a->d, a->dtype, {}, {}, {}};
-    if (encode_3d(&w.mq, a->q, a->dtype, a->n, pairs, a->d, BQ, err, len) != TENSOR_MAP_OK ||
-        encode_3d(&w.mk, a->k, a->dtype, a->n, pairs, a->d, BK, err, len) != TENSOR_MAP_OK ||
-        encode_3d(&w.mv, a->v, a->dtype, a->n, pairs, a->d, BK, err, len) != TENSOR_MAP_OK)
-        return NULL;
-    const int at = filled < SLOTS ? filled++ : (victim++ % SLOTS);
-    kept[at] = w;
-    return &kept[at];
-}
+/* ---- host (the tensor maps: attn_hopper.cuh) ------------------------------------------------- */
 
 template <typename T, int D> static int launch(const attn_args *a, cudaStream_t stream) {
-    const int q_tiles = (a->n + BQ - 1) / BQ;
-    const long blocks = (long)q_tiles * a->b * a->h;
-    if (blocks > 0x7fffffffL)
-        return launch_unsupported("%ld query tiles: more than a grid's 2^31 - 1 blocks", blocks);
-    char err[256];
-    const wgmma_maps *w = maps_for(a, err, sizeof err);
-    if (!w) return launch_unsupported("%s", err);
-    const launch_cfg cfg = {dim3((unsigned)blocks), dim3(THREADS), (size_t)ATTN_WGMMA_SMEM(D), 1,
-                            stream};
-    return launch_kernel(wgmma_attn_kernel<T, D>, cfg, w->mq, w->mk, w->mv, (T *)a->o, a->lse,
-                         a->n, q_tiles, a->scale, a->causal);
+    return attn_hopper_launch<T>(wgmma_attn_kernel<T, D>, THREADS, ATTN_WGMMA_SMEM(D), a, stream);
 }
 
 extern "C" int STAGE(attn_wgmma)(const attn_args *a, cudaStream_t stream) {

@@ -11,6 +11,7 @@
  *   wrapper                    PTX                          needs   SASS (ptxas 13.0, sm_90a)
  *   mbarrier_init              mbarrier.init                sm_80   SYNCS.EXCH.64
  *   mbarrier_arrive            mbarrier.arrive              sm_80   SYNCS.ARRIVE.TRANS64.A1T0
+ *   mbarrier_arrive_if         @p mbarrier.arrive           sm_80   the same, predicated
  *   mbarrier_arrive_expect_tx  mbarrier.arrive.expect_tx    sm_90   SYNCS.ARRIVE.TRANS64
  *   mbarrier_expect_tx         mbarrier.expect_tx           sm_90   SYNCS.ARRIVE.TRANS64.RED.A0TR
  *   mbarrier_[try_]wait_parity mbarrier.try_wait.parity     sm_90   SYNCS.PHASECHK.TRANS64.TRYWAIT
@@ -122,6 +123,17 @@ __device__ __forceinline__ bool mbarrier_try_wait_parity_cluster(unsigned bar, u
 __device__ __forceinline__ void mbarrier_wait_parity_cluster(unsigned bar, unsigned parity) {
     while (!mbarrier_try_wait_parity_cluster(bar, parity)) {
     }
+}
+
+/* mbarrier_arrive by the threads for which `pred` holds, the predicate inside the asm: no branch
+ * for ptxas to see while wgmma groups are in flight (a consumer handing K's slot back while its
+ * P V product still runs; see mbarrier_wait_parity_in_asm). */
+__device__ __forceinline__ void mbarrier_arrive_if(unsigned bar, bool pred) {
+    asm volatile("{ .reg .pred p; .reg .b64 st;\n\t"
+                 "setp.ne.u32 p, %1, 0;\n\t"
+                 "@p mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(bar),
+                 "r"((unsigned)pred)
+                 : "memory");
 }
 
 /* One arrival on another CTA's barrier: remote_bar = mapa_shared(bar, rank) (cluster.cuh).

@@ -102,6 +102,13 @@ template <int R> __device__ __forceinline__ void wgmma_fence_operands(float (&d)
 #pragma unroll
     for (int i = 0; i < R; i++) asm volatile("" : "+f"(d[i])::"memory");
 }
+/* The same for the A fragment of the rs form (registers of two 16-bit values). The tensor core
+ * reads them after the wgmma is issued, until its wgmma_wait_group: pinning them after the wait
+ * keeps them live (and unchanged) while the product is in flight. */
+template <int R> __device__ __forceinline__ void wgmma_fence_operands(unsigned (&a)[R]) {
+#pragma unroll
+    for (int i = 0; i < R; i++) asm volatile("" : "+r"(a[i])::"memory");
+}
 
 /* ---- shared-memory matrix descriptor ---------------------------------------------------------
  * A 64-bit value that tells the tensor core where an operand tile sits in shared memory and how

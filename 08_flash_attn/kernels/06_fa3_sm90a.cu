@@ -1,0 +1,276 @@
+/* Stage 6 — Hopper, FlashAttention-3's two overlaps: the consumer warpgroups take turns on the
+ * tensor cores (ping-pong), and each one's softmax of tile j runs under its own P V product of
+ * tile j - 1 (intra-warpgroup pipelining).
+ *
+ * What changes from stage 5, and why it should be faster (not measured yet):
+ *  - Stage 5 waits for each wgmma batch before using its result: a consumer issues S = Q K^T,
+ *    waits, does the softmax (FFMA, MUFU.EX2, shuffles: no tensor-core work), issues P V,
+ *    waits. While it does the softmax the tensor cores have only the other consumer's work,
+ *    and the two overlap only as far as they happen to drift apart. The softmax is not small
+ *    next to the products (FlashAttention-3's count, from the H100's specifications): per
+ *    score, S and P V at D = 128 are 4 x 128 = 512 FLOPs, on tensor cores that do about 4096
+ *    dense 16-bit FLOPs a clock an SM (989 TFLOPS), so 1/8 clock; its exponential is one
+ *    MUFU.EX2, of which an SM does 16 a clock, so 1/16 clock, half as long, before the FFMA,
+ *    max, sum and conversion around it. Serialized, the two add; overlapped, the longer sets
+ *    the time (at D = 64 the products halve and the softmax does not: overlap matters more).
+ *  - Ping-pong. Two named barriers, one per consumer (ids 1 and 2, 256 threads: 128 waiting,
+ *    128 arriving). Consumer c waits on its own id (bar.sync), issues its products, and
+ *    arrives on the other's (bar.arrive): the consumers issue in turns, 0, 1, 0, 1, ..., so
+ *    that while one runs its softmax the other's wgmmas have the tensor cores alone, and the
+ *    softmaxes are out of phase by construction rather than by chance.
+ *  - Intra-warpgroup pipelining. In its turn for key tile j a consumer issues S_j = Q K_j^T and
+ *    then O += P_{j-1} V_{j-1} (the previous tile's P, still in registers), waits only for the
+ *    first (wgmma_wait_group<1>), runs the softmax of S_j while P V runs, then waits for P V
+ *    and rescales O by the new maximum and packs P_j (FlashAttention-3's order: P_j is written
+ *    only once P_{j-1} is no longer read; writing it while P V runs made ptxas serialize every
+ *    wgmma, C7513). The softmax no longer waits behind P V of the same warpgroup. fa2.cuh's
+ *    softmax is split for it (attn_softmax_exp, attn_rescale, attn_pack_p), and the last
+ *    tile's P V runs after the loop. The arithmetic is stage 5's in the same order (O <- a O,
+ *    O += P V, tile after tile); only the moments change.
+ *    One catch, seen in the SASS: ptxas hoists the wait for P V (WARPGROUP.DEPBAR) above the
+ *    exponentials when both are in one basic block. Behind the loop's branch it stays put, but
+ *    then S_j, O and P_{j-1} are all live across the branch: at D = 64 that fits (the wait is
+ *    put at the top of the next step, FINISH_NEXT), at D = 128 ptxas spills (C7512), so there
+ *    the order is FlashAttention-3's and the overlap is mostly the other consumer's.
+ *  - Masking only where needed, without a branch under a wgmma in flight: only a row block's
+ *    last key tile can hold keys past n, or keys after a query (causal: the loop ends at the
+ *    block's last query, and blocks and tiles are both 128 wide and aligned). The loop is
+ *    "tiles 1 .. T - 2 unmasked" then "tile T - 1 masked", the same body instantiated twice
+ *    (a compile-time flag); tile 0, whose product is waited for before its softmax, masks
+ *    under stage 5's test.
+ *  - At D = 64 the K/V ring has 3 slots (a tile is 16 KiB there): the producer runs a tile
+ *    further ahead. At D = 128 it stays at 2 (3 would need 225 KiB).
+ *
+ * The schedule of consumer c (rows 64 c .. 64 c + 63 of the block's 128 queries), T key tiles,
+ * TURN(c) = 1 + c the named barrier it waits on, TURN(1 - c) the one it arrives on:
+ *   c = 1 only, once: arrive TURN(0)          (consumer 0 takes the first turn)
+ *   wait Q
+ *   tile 0:  sync TURN(c); wait K_0; issue S_0; arrive TURN(1 - c);
+ *            wait_group 0; release K_0; mask (if needed); exponentials of S_0;
+ *            pack P_0 (O is 0: its rescale is a no-op)
+ *   tile j = 1 .. T - 1:
+ *            sync TURN(c); wait K_j; issue S_j; wait V_{j-1}; issue O += P_{j-1} V_{j-1};
+ *            arrive TURN(1 - c); wait_group 1 (S_j done); release K_j; [mask: j = T - 1];
+ *            exponentials of S_j, alpha; wait_group 0 (P V done); release V_{j-1};
+ *            O *= alpha; pack P_j
+ *   after:   wait V_{T-1}; issue O += P_{T-1} V_{T-1}; wait_group 0; release V_{T-1}; store
+ *   c = 0 only, last: sync TURN(0)           (takes consumer 1's last arrival: each barrier
+ *                                              ends with every phase complete)
+ * Both consumers walk the same T tiles (T depends on the block, not on the consumer), so each
+ * makes T turns; consumer 0 syncs T + 1 times on TURN(0) and consumer 1 arrives there 1 + T
+ * times; consumer 1 syncs T times on TURN(1), consumer 0 arrives there T times. An arrival never
+ * runs ahead of its phase: consumer 1's k-th arrival on TURN(0) comes after its k-th sync on
+ * TURN(1), which needs consumer 0's k-th arrival there, made after consumer 0's k-th sync on
+ * TURN(0) had completed (fragment_check.py plays this, warp by warp, with the mbarrier rings).
+ * A consumer holding its turn waits only on full barriers of tiles whose slots were freed in
+ * earlier iterations by both consumers, never on the other consumer's turn: no deadlock.
+ *
+ * Everything else is stage 5's (read its opening comment first): the producer warpgroup and
+ * its rings of K and V slots with full and empty mbarriers, 3D tensor maps clipped at n, Q and
+ * K K-major and V N-major descriptors (attn_hopper.cuh), P from the accumulator registers, the
+ * mask / softmax / store of fa2.cuh on the same registers. With wgmma groups in flight across
+ * the mbarrier waits, the slot releases and the named barriers, all of them are branch-free
+ * (the waits spin inside their asm, the releases are predicated inside theirs): ptxas would
+ * otherwise serialize the wgmmas (warning C7518).
+ *
+ * What to look for: in the SASS, BAR.SYNC and BAR.ARV around the HGMMAs of a turn; in the loop,
+ * HGMMA.64x128x16 (S_j) and HGMMA.64xDx16 ... tnspB (P V) issued back to back, then
+ * WARPGROUP.DEPBAR.LE gsb0, 0x1; at D = 64 the 64 MUFU.EX2 of the softmax, then the loop's
+ * branch and WARPGROUP.DEPBAR.LE gsb0, 0x0; at D = 128 the row maxima, DEPBAR 0x0, the
+ * MUFU.EX2. No LDL/STL, R2UR only before the loop. */
+#include "stage.h"
+#include "attn.h"
+#include "attn_hopper.cuh"
+#include "fa2.cuh"
+#include "launch.cuh"
+#include "reduce.cuh"
+#include "tensor_map.h"
+#include "ptx/ex2.cuh"
+#include "ptx/fence.cuh"
+#include "ptx/mbarrier.cuh"
+#include "ptx/named_barrier.cuh"
+#include "ptx/setmaxnreg.cuh"
+#include "ptx/smem.cuh"
+#include "ptx/tma.cuh"
+#include "ptx/wgmma.cuh"
+
+#define BQ ATTN_WGMMA_BQ /* queries a block: 128 */
+#define BK ATTN_WGMMA_BK /* keys a tile: 128 */
+#define CONSUMERS 2      /* warpgroups of 64 query rows */
+#define THREADS (128 * (1 + CONSUMERS))
+#define TURN 1           /* consumer c waits on named barrier TURN + c */
+#define TURN_THREADS 256 /* one consumer waits (128), the other arrives (128) */
+#define LOG2E 1.4426950408889634f
+
+static_assert(BQ == 64 * CONSUMERS && CONSUMERS == 2, "two consumers of 64 query rows");
+static_assert(BQ == BK, "a block's key tiles all unmasked but its last (causal)");
+
+template <typename T, int D>
+static __global__ void __launch_bounds__(THREADS, 1)
+    fa3_attn_kernel(const __grid_constant__ CUtensorMap map_q,
+                    const __grid_constant__ CUtensorMap map_k,
+                    const __grid_constant__ CUtensorMap map_v, T *__restrict__ o,
+                    float *__restrict__ lse, int n, int q_tiles, float scale, int causal) {
+    constexpr int STAGES = ATTN_FA3_STAGES(D);
+    constexpr int PANELS = D / ATTN_PANEL_COLS;
+    constexpr unsigned Q_PANEL = BQ * 128, KV_PANEL = BK * 128;
+    constexpr unsigned Q_BYTES = PANELS * Q_PANEL, KV_BYTES = PANELS * KV_PANEL;
+    extern __shared__ __align__(128) unsigned char smem[];
+    __shared__ __align__(8) attn_ring_bars<STAGES> bars;
+    const unsigned q_s = (smem_addr(smem) + 1023u) & ~1023u; /* the swizzle's period */
+    const unsigned k_s = q_s + Q_BYTES, v_s = k_s + STAGES * KV_BYTES;
+    const int wg = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0); /* uniform registers */
+
+    const int pair = blockIdx.x / q_tiles; /* b * heads + h */
+    int tile = blockIdx.x % q_tiles;
+    if (causal) tile = q_tiles - 1 - tile; /* longest first */
+    const int q0 = tile * BQ;
+    const int kv_end = causal ? min(n, q0 + BQ) : n;
+    const int k_tiles = (kv_end + BK - 1) / BK; /* the same for both consumers */
+
+    if (threadIdx.x == 0) attn_ring_init(bars, &map_q, &map_k, &map_v, CONSUMERS * 4);
+    __syncthreads();
+
+    if (wg == 0) { /* the producer: stage 5's, with STAGES slots */
+        setmaxnreg_dec<24>();
+        if (threadIdx.x == 0) /* loads Q, then K_j and V_j into slot j % STAGES */
+            attn_produce<STAGES, D>(bars, &map_q, &map_k, &map_v, q_s, k_s, v_s, q0, pair,
+                                    k_tiles);
+        return;
+    }
+
+    setmaxnreg_inc<240>();
+    const int c = wg - 1; /* rows 64 c .. 64 c + 63 of the tile */
+    const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+    const int first = q0 + 64 * c;                  /* the consumer's first query */
+    const int query = first + 16 * warp + lane / 4; /* the thread's row g; row g + 8 is + 8 */
+    const unsigned q_c = q_s + 64 * c * 128;        /* 64 rows into each Q panel */
+    const unsigned my_turn = TURN + c, other_turn = TURN + 1 - c;
+    const float cexp = scale * LOG2E;
+    const bool signals = lane == 0; /* the warp's arrival on an empty barrier */
+
+    float acc[D / 2], s[BK / 2], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
+    unsigned p[BK / 16][4]; /* P of the previous tile: A of its P V */
+#pragma unroll
+    for (int i = 0; i < D / 2; i++) acc[i] = 0.0f;
+    wgmma_fence_operands(acc);
+
+    /* S = Q K_j^T into s (D / 16 k-steps of m64n128k16), O += P V_j (BK / 16 of m64nDk16). */
+    auto issue_s = [&](int j) {
+        const unsigned ks = k_s + (j % STAGES) * KV_BYTES;
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++)
+            mma_ss<T, BK>(s, desc_kmajor(q_c + (kk / 4) * Q_PANEL + 32 * (kk % 4)),
+                          desc_kmajor(ks + (kk / 4) * KV_PANEL + 32 * (kk % 4)), kk > 0);
+    };
+    auto issue_pv = [&](int j) {
+        const unsigned vs = v_s + (j % STAGES) * KV_BYTES;
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; kk++) mma_rs_tb<T, D>(acc, p[kk], desc_v(vs + 2048 * kk));
+    };
+    auto full = [&](unsigned long long *ring, int j) {
+        mbarrier_wait_parity_in_asm(smem_addr(&ring[j % STAGES]), (j / STAGES) & 1);
+    };
+    auto release = [&](unsigned long long *ring, int j, bool also = true) {
+        mbarrier_arrive_if(smem_addr(&ring[j % STAGES]), signals && also);
+    };
+    /* Tile j - 1 finished once P_{j-2} V_{j-2} has landed (nothing in flight at j = 1): O
+     * brought to tile j - 1's maximum, P_{j-1} packed from s for the next P V. */
+    auto finish = [&](int j) {
+        wgmma_wait_group<0>();
+        wgmma_fence_operands(acc);
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; kk++) wgmma_fence_operands(p[kk]);
+        release(bars.v_empty, j - 2, j >= 2);
+        attn_rescale<D / 8>(as_n8_tiles(acc), alpha); /* at j = 1 O is 0 (and alpha 0) */
+        attn_pack_p<T, BK / 8>(as_n8_tiles(s), p);
+    };
+
+    if (c == 1) named_barrier_arrive(TURN + 0, TURN_THREADS); /* consumer 0 goes first */
+    mbarrier_wait_parity_in_asm(smem_addr(&bars.q_full), 0);
+
+    /* Tile 0: S_0 alone in the turn; its exponentials after it lands. */
+    named_barrier_sync(my_turn, TURN_THREADS);
+    full(bars.k_full, 0);
+    wgmma_fence();
+    issue_s(0);
+    wgmma_commit_group();
+    named_barrier_arrive(other_turn, TURN_THREADS);
+    wgmma_wait_group<0>();
+    wgmma_fence_operands(s);
+    release(bars.k_empty, 0);
+    if (BK > n || (causal && BK - 1 > first))
+        attn_mask<BK / 8>(as_n8_tiles(s), 0, query, n, causal, lane);
+    attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), m, l, alpha, cexp);
+
+    /* Tile j >= 1 in one turn: S_j and P_{j-1} V_{j-1} issued back to back, then the
+     * exponentials of S_j while P V runs. */
+    auto turn = [&](int j, auto masked) {
+        named_barrier_sync(my_turn, TURN_THREADS);
+        full(bars.k_full, j);
+        wgmma_fence(); /* O was rescaled and P written by ordinary code */
+        issue_s(j);
+        wgmma_commit_group();
+        full(bars.v_full, j - 1);
+        wgmma_fence(); /* a fence a batch (CUTLASS's warpgroup_arrive): S_j still runs */
+        issue_pv(j - 1);
+        wgmma_commit_group();
+        named_barrier_arrive(other_turn, TURN_THREADS);
+
+        wgmma_wait_group<1>(); /* S_j has landed; P V may still run */
+        wgmma_fence_operands(s);
+        release(bars.k_empty, j);
+        if constexpr (decltype(masked)::value)
+            attn_mask<BK / 8>(as_n8_tiles(s), j * BK, query, n, causal, lane);
+        /* the exponentials in place, in s: neither O nor P, which P V still uses, is written */
+        attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), m, l, alpha, cexp);
+    };
+    /* Where "finish" goes. ptxas moves WARPGROUP.DEPBAR (the wait for P V) up to just after the
+     * row maxima, above the exponentials, when the two are in the same basic block: the
+     * softmax then runs after P V instead of under it. At the top of the next step, behind the
+     * loop's branch, it stays where it is written; but then s (P_j, fp32), O and P_{j-1} are
+     * all live across the branch, and at D = 128 ptxas runs out of registers (C7512, spills).
+     * So: across the branch at D = 64, FlashAttention-3's order (finish in the same step) at
+     * D = 128, where the overlap is mostly the other consumer's (ping-pong). */
+    constexpr bool FINISH_NEXT = D == 64;
+    auto step = [&](int j, auto masked) {
+        if constexpr (FINISH_NEXT) {
+            finish(j);
+            turn(j, masked);
+        } else {
+            turn(j, masked);
+            finish(j + 1);
+        }
+    };
+    if constexpr (!FINISH_NEXT) finish(1); /* P_0 packed (nothing in flight, O = 0) */
+    for (int j = 1; j < k_tiles - 1; j++) step(j, std::false_type{});
+    if (k_tiles > 1) step(k_tiles - 1, std::true_type{}); /* the last tile: masked */
+    if constexpr (FINISH_NEXT) finish(k_tiles);
+
+    /* The last tile's P V, outside the turns. */
+    const int last = k_tiles - 1;
+    full(bars.v_full, last);
+    wgmma_fence();
+    issue_pv(last);
+    wgmma_commit_group();
+    wgmma_wait_group<0>();
+    wgmma_fence_operands(acc);
+    release(bars.v_empty, last);
+
+    attn_store<T, D>(as_n8_tiles(acc), m, l, o + (long)pair * n * D, lse + (long)pair * n, query,
+                     n, scale, lane);
+    if (c == 0) named_barrier_sync(TURN + 0, TURN_THREADS); /* consumer 1's last arrival */
+}
+
+/* ---- host (the tensor maps: attn_hopper.cuh) ------------------------------------------------- */
+
+template <typename T, int D> static int launch(const attn_args *a, cudaStream_t stream) {
+    return attn_hopper_launch<T>(fa3_attn_kernel<T, D>, THREADS, ATTN_FA3_SMEM(D), a, stream);
+}
+
+extern "C" int STAGE(attn_fa3)(const attn_args *a, cudaStream_t stream) {
+    if (a->d != 64 && a->d != 128) return launch_unsupported("D = %d: 64 or 128 only", a->d);
+    if (a->dtype == ATTN_F16)
+        return a->d == 64 ? launch<__half, 64>(a, stream) : launch<__half, 128>(a, stream);
+    return a->d == 64 ? launch<__nv_bfloat16, 64>(a, stream) : launch<__nv_bfloat16, 128>(a, stream);
+}
