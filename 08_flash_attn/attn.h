@@ -79,7 +79,8 @@ static inline double attn_naive_scratch_bytes(long b, long h, long n) {
     ((ATTN_WGMMA_BQ + 2 * ATTN_WGMMA_STAGES * ATTN_WGMMA_BK) * (D) * 2 + 1024)
 
 /* Stage 6 (sm_90a): stage 5's block and tiles; the K/V ring is 3 slots deep at D = 64 (a tile
- * is 16 KiB there), 2 at D = 128 (3 would be 225 KiB, at the 227 KiB limit). 161 KiB at
+ * is 16 KiB there), 2 at D = 128 (3 would be 225 KiB: it fits the 227 KiB limit with about
+ * 2 KiB to spare, not measured). 161 KiB at
  * D = 128, 113 KiB at D = 64. */
 #define ATTN_FA3_STAGES(D) ((D) == 64 ? 3 : 2)
 #define ATTN_FA3_SMEM(D)                                                                           \

@@ -40,7 +40,8 @@
  *    (a compile-time flag); tile 0, whose product is waited for before its softmax, masks
  *    under stage 5's test.
  *  - At D = 64 the K/V ring has 3 slots (a tile is 16 KiB there): the producer runs a tile
- *    further ahead. At D = 128 it stays at 2 (3 would need 225 KiB).
+ *    further ahead. At D = 128 it stays at 2: 3 slots would take 225 KiB, which fits the
+ *    227 KiB a block may have with about 2 KiB to spare, but has not been measured.
  *
  * The schedule of consumer c (rows 64 c .. 64 c + 63 of the block's 128 queries), T key tiles,
  * TURN(c) = 1 + c the named barrier it waits on, TURN(1 - c) the one it arrives on:
@@ -141,6 +142,10 @@ static __global__ void __launch_bounds__(THREADS, 1)
     }
 
     setmaxnreg_inc<240>();
+    /* Both consumers must take all T turns, even one whose rows all lie past n (n % 128 in
+     * 1..64, the last block): skipping its turns would leave the other waiting at its named
+     * barrier forever. And the producer may exit early only because there is no cluster: with
+     * multicast it would need a tail that waits for its slots to be freed (chapter 06, stage 6). */
     const int c = wg - 1; /* rows 64 c .. 64 c + 63 of the tile */
     const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
     const int first = q0 + 64 * c;                  /* the consumer's first query */
