@@ -24,6 +24,12 @@ for kernel in pipeline_kernel warp_specialized_kernel persistent_kernel clusters
             for (f in all) {
                 name = k
                 if (match(f, /ILi[0-9]+E/)) name = name " depth " substr(f, RSTART + 3, RLENGTH - 4)
+                else if (k == "final_kernel") { # <type, BN, CONS, cluster CM, CN>
+                    args = index(f, "bfloat16") ? "bf16" : "f16"
+                    for (s = f; match(s, /Li[0-9]+E/); s = substr(s, RSTART + RLENGTH))
+                        args = args "," substr(s, RSTART + 2, RLENGTH - 3)
+                    name = name " <" args ">"
+                }
                 if (all[f] == 4 * grouped[f] && late[f] > 0)
                     print "PASS wgmmas in flight: " name ": " all[f] " HGMMA, one gsb0 per 4, a wait_group<1>"
                 else
@@ -39,3 +45,22 @@ for kernel in clusters_kernel epilogue_kernel final_kernel; do
     if [ "$membars" = 0 ]; then echo "PASS $kernel: no MEMBAR.ALL.GPU"
     else echo "FAIL $kernel: $membars MEMBAR.ALL.GPU (a cluster-scope release in the K loop?)"; fi
 done
+# Stage 8's cluster shapes (final_kernel<T, BN, CONS, CM, CN>): with 2x1 the producer loads A
+# plainly and multicasts B (one UTMALDG.2D.MULTICAST), with 2x2 it multicasts both; each
+# release arrives on the empty barriers of the CTAs that write into the slot, CM + CN - 1 of
+# them (2 and 3; two releases in the code, after a K tile and after a tile's last).
+# (chapter 05's final_kernel, linked into this binary, has the same name: ours take tensor maps)
+awk '/Function : / { fn = $3; if (index(fn, "final_kernel") && index(fn, "CUtensorMap")) seen[fn] = 1 }
+     (fn in seen) && /UTMALDG.2D.MULTICAST/ { mc[fn]++ }
+     (fn in seen) && /SYNCS.ARRIVE.TRANS64.RED.A1T0/ { arr[fn]++ }
+     END {
+         if (length(seen) == 0) { print "FAIL final_kernel cluster shapes: no final_kernel"; exit }
+         for (f in seen) {
+             s = f; n = 0; delete v
+             while (match(s, /Li[0-9]+E/)) { v[++n] = substr(s, RSTART + 2, RLENGTH - 3); s = substr(s, RSTART + RLENGTH) }
+             cm = v[n - 1]; cn = v[n]; want_mc = cn == 1 ? 1 : 2; want_arr = 2 * (cm + cn - 1)
+             what = "final_kernel <" (index(f, "bfloat16") ? "bf16" : "f16") "," v[1] "," v[2] ", cluster " cm "x" cn ">: " mc[f] + 0 " multicast loads, " arr[f] + 0 " remote arrivals"
+             if (mc[f] == want_mc && arr[f] == want_arr) print "PASS " what
+             else print "FAIL " what " (want " want_mc " and " want_arr ")"
+         }
+     }' "$sass"

@@ -4,13 +4,15 @@
 # sweep, or by hand):
 #   bash 06_wgmma_tma/sweep.sh [OUTDIR [PART...]]   (default results/sweep06, every part)
 # PART: depth (stage 3's ring), order (stage 5's tile order), final (stage 8's tile,
-# tile order, group height, and its balanced grid against every resident cluster).
+# tile order, group height, and its balanced grid against every resident cluster), cluster
+# (stage 8's 2x2 clusters: each tile forced, and the picked one, with GEMM06_FINAL_CLUSTER=2x2;
+# the 2x1 lines to compare with are final's).
 # Each line of a table is one run of the chapter binary with cuBLAS timed beside the stage.
 set -u
 bin=${BIN:-build/bin/06_wgmma_tma}
 out=${1:-results/sweep06}
 [ $# -gt 0 ] && shift
-parts=" ${*:-depth order final} "
+parts=" ${*:-depth order final cluster} "
 mkdir -p "$out"
 sizes=(--m 2048,4096,8192,4096 --n 2048,4096,8192,14336 --k 2048,4096,8192,4096)
 [[ $parts == *" depth "* ]] && for depth in 2 3 4 5 6; do
@@ -58,6 +60,20 @@ done
         --save "$out/final_grid_all" >"$out/final_grid_all.txt" 2>&1
     echo "== final, every resident cluster launched, exit $?" >>"$out/final_grid_all.txt"
 }
+# Stage 8 with 2x2 clusters (both operands multicast): the same shapes as final's tile lines,
+# each tile forced, then the tile the rule picks (the rule's rates are still the 2x1 ones).
+[[ $parts == *" cluster "* ]] && for tile in 128x256 128x128 64x128 picked; do
+    forced=(GEMM06_FINAL_CLUSTER=2x2)
+    [ $tile = picked ] || forced+=(GEMM06_FINAL_TILE=$tile)
+    env "${forced[@]}" "$bin" --kernel cublas --kernel final "${squares[@]}" \
+        --save "$out/final_cluster2x2_tile$tile" >"$out/final_cluster2x2_tile$tile.txt" 2>&1
+    echo "== final 2x2 clusters, tile $tile exit $?" >>"$out/final_cluster2x2_tile$tile.txt"
+    env "${forced[@]}" "$bin" --kernel cublas --kernel final "${between[@]}" --iters 50 \
+        --save "$out/final_cluster2x2_between_tile$tile" \
+        >"$out/final_cluster2x2_between_tile$tile.txt" 2>&1
+    echo "== final 2x2 clusters, tile $tile between the classes exit $?" \
+        >>"$out/final_cluster2x2_between_tile$tile.txt"
+done
 # One line per (setting, shape): the stage's TFLOPS and its ratio to cuBLAS, from the csv files.
 for f in "$out"/depth*.csv "$out"/order_*.csv "$out"/final_*.csv; do
     [ -f "$f" ] || continue

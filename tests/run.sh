@@ -326,18 +326,25 @@ for ch in "$@"; do
 done
 # Kernels that pick their configuration by size run at the test shapes once more with each
 # configuration forced (its environment variable), so that every configuration meets the odd
-# shapes, not only the one the rule picks there: chapter, kernels, variable, values.
+# shapes, not only the one the rule picks there: chapter, kernels, variable, values. The
+# variable may follow settings that hold for the whole line, comma-separated NAME=VALUE
+# (06's 2x2 clusters: each tile forced again with GEMM06_FINAL_CLUSTER=2x2).
 forced_configs=(
     "06_wgmma_tma final GEMM06_FINAL_TILE 128x256 128x128 64x128"
+    "06_wgmma_tma final GEMM06_FINAL_CLUSTER=2x2,GEMM06_FINAL_TILE 128x256 128x128 64x128"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE 256x128 128x128 64x128"
 )
 for line in "${forced_configs[@]}"; do
-    read -r ch kernels var values <<<"$line"
+    read -r ch kernels vars values <<<"$line"
     case " $* " in *" $ch "*) ;; *) continue ;; esac
     picks=""
     for k in ${kernels//,/ }; do picks="$picks --kernel $k"; done
+    var=${vars##*,} # the variable forced to each value; before it, the line's own settings
+    fixed=()
+    [ "$var" = "$vars" ] || IFS=, read -ra fixed <<<"${vars%,*}"
     for v in $values; do
-        FORCED="$var=$v" gpu_tests skeleton env "$var=$v" "$BUILD/bin/$ch" --test $picks
+        FORCED="${fixed[*]:+${fixed[*]} }$var=$v" gpu_tests skeleton \
+            env "${fixed[@]}" "$var=$v" "$BUILD/bin/$ch" --test $picks
     done
 done
 [ $gpu_present = 1 ] || echo "  no GPU: the kernel tests were skipped, not run"

@@ -30,6 +30,18 @@
  *    apart. So when N % 8 != 0 the epilogue stores the fragment from registers with bounds
  *    checks (store_fragment, stage 1's), slower but correct; K % 8 == 0 is still needed for
  *    A's and B's maps.
+ *  - An option of 2x2 clusters, not yet measured (GEMM06_FINAL_CLUSTER=2x2; the default stays
+ *    2x1, stage 6's pair of tiles stacked along M sharing B). The kernel is a template over the
+ *    cluster's shape, CM x CN tiles: four CTAs compute a 2 x 2 block of C, the two of a cluster
+ *    row need the same rows of A and the two of a cluster column the same columns of B. Each
+ *    CTA loads half of its A tile, multicast to its row, and half of its B tile, multicast to
+ *    its column, so a tile costs BM/2 + BN/2 operand rows of L2 reads per K tile instead of
+ *    BM + BN/2: 25% less at 128 x 256 and 64 x 128, a third less at 128 x 128. Why that should
+ *    be faster: at 8192^3 we read 17% more L2 sectors than cuBLAS, and at 1024^3 the 64 x 128
+ *    tile waits on L2 (README, "Stage 8", the profile). What it costs: a slot is refilled only
+ *    when the consumers of three CTAs (not two) have released it, a cluster of 4 must fit in
+ *    one GPC (a GPC whose free SMs are not a multiple of 4 leaves some idle), and more tiles
+ *    past the edges of C are computed in vain.
  *
  * Shapes: any M and N >= 1, K % 8 == 0. */
 #include <stdint.h>
@@ -52,7 +64,6 @@
 #include "ptx/wgmma.cuh"
 
 #define BK GEMM06_BK
-#define CLUSTER 2
 
 /* A tile of 64 * CONS rows (one 64-row half per consumer warpgroup) by BN columns. Slots: as
  * many as fit beside the staging, two 8 KiB boxes per consumer. */
@@ -64,7 +75,7 @@ template <int BN, int CONS> struct final_shape {
         (GEMM06_SMEM_FINAL - CONS * staging_bytes - 1024) / slot_bytes < 8
             ? (GEMM06_SMEM_FINAL - CONS * staging_bytes - 1024) / slot_bytes
             : 8;
-    static constexpr int a_bytes = bm * BK * 2, b_half_bytes = BN / CLUSTER * BK * 2;
+    static constexpr int a_bytes = bm * BK * 2;
     static constexpr int smem = depth * slot_bytes + CONS * staging_bytes + 1024;
 };
 static_assert(final_shape<256, 2>::depth == 4 && final_shape<256, 2>::smem == GEMM06_SMEM_FINAL,
@@ -73,20 +84,50 @@ static_assert(final_shape<128, 2>::depth == 6, "slots");
 static_assert(final_shape<128, 1>::depth == 8 && final_shape<128, 1>::smem <= GEMM06_SMEM_FINAL,
               "slots");
 
+/* The cluster: CM x CN tiles of BM x BN, rank = rm + CM * rn for the tile in cluster row rm and
+ * cluster column rn (2x1: rank = rm, stage 6's pair). The CN tiles of a cluster row share their
+ * BM rows of A, the CM tiles of a cluster column their BN columns (rows of B): each CTA loads
+ * BM / CN rows of A, multicast to its cluster row, and BN / CM rows of B, multicast to its
+ * cluster column, each part into its place in the slot, the same in every CTA. With 2x2:
+ *
+ *                 columns n0 .. n0+BN-1    n0+BN .. n0+2BN-1
+ *    rows m0         rank 0 (rm 0, rn 0)     rank 2 (rm 0, rn 1)     A rows: ranks 0, 2 and 1, 3
+ *    rows m0+BM      rank 1 (rm 1, rn 0)     rank 3 (rm 1, rn 1)     B rows: ranks 0, 1 and 2, 3
+ *
+ *    slot of rank 0:  A rows 0..BM/2-1 <- r0 | BM/2..BM-1 <- r2 | B rows 0..BN/2-1 <- r0 | BN/2.. <- r1
+ *
+ * The 128-byte swizzle repeats every 8 rows of 128 bytes (1024 bytes), and TMA and wgmma both
+ * take it from the address bits: a part must start 1024-aligned to land exactly as the rows of
+ * one whole-tile load would, hence a multiple of 8 rows (the smallest, 64 x 128's half of A,
+ * is 32 rows, 4 KiB). The CTAs that write into a CTA's slot, its cluster row and its cluster
+ * column (CM + CN - 1 of them, itself included; not rank 3 for rank 0), are exactly the ones
+ * its own loads write into: the relation "same rm or same rn" is symmetric. The barriers use
+ * that (see the kernel). */
+template <int BM, int BN, int CM, int CN> struct final_cluster {
+    static constexpr int size = CM * CN, writers = CM + CN - 1;
+    static constexpr int a_rows = BM / CN, b_rows = BN / CM; /* the part this CTA loads */
+    static constexpr int a_part_bytes = a_rows * BK * 2, b_part_bytes = b_rows * BK * 2;
+    static_assert(BM % CN == 0 && BN % CM == 0 && a_part_bytes % 1024 == 0 &&
+                      b_part_bytes % 1024 == 0,
+                  "each part of a slot starts on a 1024-byte boundary (whole swizzle atoms)");
+    static_assert(size <= 8, "a portable cluster; the multicast mask has a bit per rank");
+};
+
 template <typename T, int BN>
 static __device__ __forceinline__ void mma_k16(float (&d)[BN / 2], uint64_t a, uint64_t b) {
     if constexpr (std::is_same_v<T, f16_t>) wgmma_f16_ss<BN>(d, a, b, 1);
     else wgmma_bf16_ss<BN>(d, a, b, 1);
 }
 
-template <typename T, int BN, int CONS>
+template <typename T, int BN, int CONS, int CM, int CN>
 static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
     final_kernel(const __grid_constant__ CUtensorMap map_a,
                  const __grid_constant__ CUtensorMap map_b,
                  const __grid_constant__ CUtensorMap map_c, T *__restrict__ C, int M, int N, int K,
-                 const gemm06_tiles pairs, const int tma_store) {
+                 const gemm06_tiles blocks, const int tma_store) {
     using S = final_shape<BN, CONS>;
-    constexpr int DEPTH = S::depth, BM = S::bm;
+    using Q = final_cluster<S::bm, BN, CM, CN>;
+    constexpr int DEPTH = S::depth, BM = S::bm, CLUSTER = Q::size;
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) unsigned long long full[DEPTH], empty[DEPTH];
     const unsigned ring = smem_addr(align1024(smem));
@@ -95,17 +136,21 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
      * not in per-thread ones copied over (R2UR) before every wgmma. */
     const int wg = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0);
     const unsigned rank = cluster_ctarank();
+    /* This CTA's place in the cluster block (final_cluster); with CN = 1 the compiler sees rn = 0. */
+    const int rm = CN == 1 ? (int)rank : (int)rank % CM, rn = CN == 1 ? 0 : (int)rank / CM;
     const int k_tiles = (K + BK - 1) / BK;
-    const int n_pairs = pairs.tiles_m * pairs.tiles_n;
+    const int n_blocks = blocks.tiles_m * blocks.tiles_n;
     const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
 
     if (threadIdx.x == 0) {
         tma_prefetch_map(&map_a);
         tma_prefetch_map(&map_b);
         if (tma_store) tma_prefetch_map(&map_c);
+        /* empty[s]: every consumer warp of every CTA that writes into our slot s hands it back
+         * (see release below). */
         for (int s = 0; s < DEPTH; s++) {
             mbarrier_init(smem_addr(&full[s]), 1);
-            mbarrier_init(smem_addr(&empty[s]), CLUSTER * CONS * 4);
+            mbarrier_init(smem_addr(&empty[s]), Q::writers * CONS * 4);
         }
         fence_mbarrier_init_cluster();
     }
@@ -115,28 +160,44 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
     if (wg == 0) {
         setmaxnreg_dec<40>();
         if (threadIdx.x == 0) {
+            /* Our part of A goes to our cluster row (ranks rm + CM j), our part of B to our
+             * cluster column (ranks CM rn .. CM rn + CM - 1); 2x1: A to ourselves alone, a plain
+             * load, and B to both (0b11). */
+            unsigned short mask_a = 0;
+            for (int j = 0; j < CN; j++) mask_a |= (unsigned short)(1u << (rm + CM * j));
+            const unsigned short mask_b = (unsigned short)(((1u << CM) - 1) << (CM * rn));
             int it = 0;
-            for (int p = cluster_id; p < n_pairs; p += clusters) {
-                int pm, tn;
-                gemm06_tile_at(pairs, p, pm, tn);
-                const int m0 = (pm * CLUSTER + (int)rank) * BM;
+            for (int p = cluster_id; p < n_blocks; p += clusters) {
+                int bm, bn;
+                gemm06_tile_at(blocks, p, bm, bn);
+                const int m0 = (bm * CM + rm) * BM, n0 = (bn * CN + rn) * BN;
                 for (int t = 0; t < k_tiles; t++, it++) {
                     const int s = it % DEPTH;
                     const unsigned a = ring + s * S::slot_bytes, bar = smem_addr(&full[s]);
+                    /* Every CTA that writes into our slot s writes into it only after this same
+                     * wait in its own producer, on its own empty[s], which counts our consumers'
+                     * release too: so no part of the next round lands on a slot still read. */
                     mbarrier_wait_parity(smem_addr(&empty[s]), ((it / DEPTH) & 1) ^ 1);
+                    /* The whole slot's bytes, whoever loads them: our parts and our partners'
+                     * (which may land before this arming: the tx-count may go negative). */
                     mbarrier_arrive_expect_tx(bar, S::slot_bytes);
-                    tma_load_2d(a, &map_a, bar, t * BK, m0);
-                    tma_load_2d_multicast(a + S::a_bytes + rank * S::b_half_bytes, &map_b, bar,
-                                          t * BK, tn * BN + (int)rank * (BN / CLUSTER),
-                                          (1u << CLUSTER) - 1);
+                    if constexpr (CN == 1)
+                        tma_load_2d(a, &map_a, bar, t * BK, m0);
+                    else
+                        tma_load_2d_multicast(a + rn * Q::a_part_bytes, &map_a, bar, t * BK,
+                                              m0 + rn * Q::a_rows, mask_a);
+                    tma_load_2d_multicast(a + S::a_bytes + rm * Q::b_part_bytes, &map_b, bar,
+                                          t * BK, n0 + rm * Q::b_rows, mask_b);
                 }
             }
-            /* The tail: wait until both blocks' consumers have handed back every slot of
-             * ours, i.e. until the partner's last remote arrival on our barriers has landed.
-             * After it nothing from the partner can still reach this block (its multicast
-             * bytes landed before our consumers could release), so the block may exit once
-             * everyone is done; the relaxed cluster barrier below does not order the remote
-             * arrivals by itself. */
+            /* The tail: wait until the consumers of every CTA that writes into ours (they are
+             * the ones that arrive on our barriers) have handed back every slot of ours, i.e.
+             * until their last remote arrival on our barriers has landed. Every CTA of the
+             * cluster runs the same blocks and K tiles, so these DEPTH phases are the last
+             * ones anybody arrives on. After it nothing from a partner can still reach this
+             * block (its multicast bytes landed before our consumers could release), so the
+             * block may exit once everyone is done; the relaxed cluster barrier below does not
+             * order the remote arrivals by itself. */
             for (int i = 0; i < DEPTH; i++, it++)
                 mbarrier_wait_parity(smem_addr(&empty[it % DEPTH]), ((it / DEPTH) & 1) ^ 1);
         }
@@ -145,17 +206,36 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
         const int c = wg - 1;
         const bool signals = threadIdx.x % 32 == 0, stores = threadIdx.x % 128 == 0;
         const unsigned staging = ring + DEPTH * S::slot_bytes + c * S::staging_bytes;
+        /* Hand slot s back to every CTA whose loads write into it, our cluster column (our
+         * part of B's sharers, ourselves included) and the rest of our cluster row (A's): the
+         * same CTAs whose slot ours write into, so each one's producer, waiting on its own
+         * empty[s], knows that every CTA it is about to write into is done with the slot. Not
+         * the diagonal CTA of a 2x2 cluster: it never writes here, and its producer need not
+         * wait for us. (Arriving on all four would also be correct, with a count of 4 CONS 4,
+         * but would make every slot wait for the slowest of four CTAs instead of three.) */
         auto release = [&](int s) {
-            if (signals)
-                for (unsigned r = 0; r < CLUSTER; r++)
-                    mbarrier_arrive_remote(mapa_shared(smem_addr(&empty[s]), r));
+            if (signals) {
+                const unsigned bar = smem_addr(&empty[s]);
+                for (int i = 0; i < CM; i++) mbarrier_arrive_remote(mapa_shared(bar, i + CM * rn));
+                for (int j = 1; j < CN; j++)
+                    mbarrier_arrive_remote(mapa_shared(bar, rm + CM * ((rn + j) % CN)));
+            }
         };
         int it = 0;
         unsigned boxes = 0; /* boxes staged so far: buffer boxes % 2 is next */
-        for (int p = cluster_id; p < n_pairs; p += clusters) {
-            int pm, tn;
-            gemm06_tile_at(pairs, p, pm, tn);
-            const int m0 = (pm * CLUSTER + (int)rank) * BM;
+        for (int p = cluster_id; p < n_blocks; p += clusters) {
+            int bm, bn;
+            gemm06_tile_at(blocks, p, bm, bn);
+            /* A tile wholly past M or N (the last cluster row or column of a grid that does not
+             * divide into whole cluster blocks) is computed all the same: its CTA's producer
+             * still loads its parts of A and B, which partners in range may need (the tile
+             * past N still loads half of the A rows its row partner multiplies), and TMA
+             * completes a box's full byte count on every receiver's barrier even when it is
+             * all zero fill; its consumers still release every slot, which the partners'
+             * producers wait for. Only its stores do nothing: TMA drops a box wholly outside
+             * C, store_fragment skips every element. Skipping such a tile would leave the
+             * partners waiting on bytes and arrivals that never come. */
+            const int m0 = (bm * CM + rm) * BM, n0 = (bn * CN + rn) * BN;
             float d[BN / 2];
 #pragma unroll
             for (int i = 0; i < BN / 2; i++) d[i] = 0.0f;
@@ -179,10 +259,10 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
             release((it - 1) % DEPTH);
 
             if (!tma_store) { /* N % 8 != 0: no map of C can exist */
-                store_fragment<BN>(d, C, M, N, m0 + 64 * c, tn * BN);
+                store_fragment<BN>(d, C, M, N, m0 + 64 * c, n0);
                 continue;
             }
-            store_boxes<BN, T>(d, &map_c, staging, boxes, m0 + 64 * c, tn * BN, 1 + c, stores);
+            store_boxes<BN, T>(d, &map_c, staging, boxes, m0 + 64 * c, n0, 1 + c, stores);
         }
         if (stores && tma_store) tma_store_wait<0>();
     }
@@ -190,9 +270,9 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
     cluster_wait();
 }
 
-/* The grouped order's group height, in pairs of tile rows: 8 pairs = 16 tile rows = 2048 rows of
- * C, the height stage 5 chose (stages 6 and 7 group 16 pairs, 4096 rows). GEMM06_GROUP_ROWS=n
- * (1..64 pairs) overrides it, read once, for the README's sweep. */
+/* The grouped order's group height, in cluster rows (pairs of tile rows, with either cluster):
+ * 8 = 16 tile rows = 2048 rows of C, the height stage 5 chose (stages 6 and 7 group 16 pairs,
+ * 4096 rows). GEMM06_GROUP_ROWS=n (1..64) overrides it, read once, for the README's sweep. */
 #define FINAL_GROUP_PAIRS 8
 static int group_rows_from_env(void) {
     static int rows = -1;
@@ -219,26 +299,41 @@ static int forced_tile(void) {
     return tile;
 }
 
-/* The grid: gemm06_balanced_clusters (measured: 64 clusters instead of 66 ran 0.5% faster at
- * 4096^3 and 1% at 8192^3 on an H100). GEMM06_FINAL_CLUSTERS=n launches min(n, resident)
- * instead. */
-static long balanced_clusters(long pairs, long resident) {
-    const char *e = getenv("GEMM06_FINAL_CLUSTERS");
-    if (e && atol(e) > 0) return atol(e) < resident ? atol(e) : resident;
-    return gemm06_balanced_clusters(pairs, resident);
+/* The cluster's shape, read once from GEMM06_FINAL_CLUSTER (tiles along M x along N: 2x1, the
+ * default, or 2x2; the sweep), as its width along N, CN: 1 or 2, -1 when it is neither. */
+static int cluster_n_from_env(void) {
+    static int cn = -2;
+    if (cn == -2) {
+        const char *e = getenv("GEMM06_FINAL_CLUSTER");
+        cn = !e || !*e || !strcmp(e, "2x1") ? 1 : !strcmp(e, "2x2") ? 2 : -1;
+    }
+    return cn;
 }
 
-template <typename T, int BN, int CONS>
+/* The grid: gemm06_balanced_clusters (measured with 2x1: 64 clusters instead of 66 ran 0.5%
+ * faster at 4096^3 and 1% at 8192^3 on an H100). GEMM06_FINAL_CLUSTERS=n launches
+ * min(n, resident) instead. */
+static long balanced_clusters(long blocks, long resident) {
+    const char *e = getenv("GEMM06_FINAL_CLUSTERS");
+    if (e && atol(e) > 0) return atol(e) < resident ? atol(e) : resident;
+    return gemm06_balanced_clusters(blocks, resident);
+}
+
+template <typename T, int BN, int CONS, int CM, int CN>
 static int launch_final(const T *A, const T *B, T *C, int M, int N, int K, int order,
                         cudaStream_t stream) {
-    /* the schedule's grid: pairs of tile rows by tile columns */
+    /* the schedule's grid: cluster blocks, CM tile rows by CN tile columns each; the last
+     * cluster row and column may stick out of C (see the kernel) */
     using S = final_shape<BN, CONS>;
-    const long rows = (blocks_for(M, S::bm) + CLUSTER - 1) / CLUSTER, cols = blocks_for(N, BN);
+    using Q = final_cluster<S::bm, BN, CM, CN>;
+    const long rows = (blocks_for(M, S::bm) + CM - 1) / CM,
+               cols = (blocks_for(N, BN) + CN - 1) / CN;
     if (rows > 65535 || cols > 65535 || rows * cols > 0x7fffffffL)
-        return launch_unsupported("more than 65535 tile rows or columns");
+        return launch_unsupported("more than 65535 cluster rows or columns");
     char err[256];
-    const gemm06_maps *maps = gemm06_maps_for((const bf16_t *)A, (const bf16_t *)B, M, N, K, S::bm,
-                                              BN / CLUSTER, err, sizeof err);
+    /* boxes of the parts each CTA loads */
+    const gemm06_maps *maps = gemm06_maps_for((const bf16_t *)A, (const bf16_t *)B, M, N, K,
+                                              Q::a_rows, Q::b_rows, err, sizeof err);
     if (!maps) return launch_unsupported("%s", err);
     /* The TMA store needs rows of C 16 bytes apart and C itself 16-byte aligned. */
     const CUtensorMap *map_c = NULL;
@@ -247,43 +342,57 @@ static int launch_final(const T *A, const T *B, T *C, int M, int N, int K, int o
         if (!map_c) return launch_unsupported("%s", err);
     }
     static const CUtensorMap unused = {}; /* passed when the epilogue stores from registers */
-    gemm06_tiles pairs = {(int)rows, (int)cols, order, group_rows_from_env()};
-    if (gemm06_schedule(&pairs, order, stream) < 0)
+    gemm06_tiles blocks = {(int)rows, (int)cols, order, group_rows_from_env()};
+    if (gemm06_schedule(&blocks, order, stream) < 0)
         return launch_unsupported("could not upload the Hilbert tile schedule");
-    launch_cfg cfg = {dim3(CLUSTER), dim3(S::threads), (size_t)S::smem, CLUSTER, stream};
-    const void *kernel = (const void *)final_kernel<T, BN, CONS>;
+    /* clusters along x: blocks 4c .. 4c + 3 (2c, 2c + 1 with 2x1) are cluster c, rank
+     * blockIdx.x % size; launch_resident_clusters asks the occupancy API for that size. */
+    launch_cfg cfg = {dim3(Q::size), dim3(S::threads), (size_t)S::smem, Q::size, stream};
+    const void *kernel = (const void *)final_kernel<T, BN, CONS, CM, CN>;
     static int resident; /* per instantiation */
     if (!resident) resident = launch_resident_clusters(kernel, &cfg);
     if (resident > 0)
-        cfg.grid = dim3((unsigned)(CLUSTER * balanced_clusters(rows * cols, resident)));
-    return launch_kernel(final_kernel<T, BN, CONS>, cfg, maps->map_a, maps->map_b,
-                         map_c ? *map_c : unused, C, M, N, K, pairs, map_c != NULL);
+        cfg.grid = dim3((unsigned)(Q::size * balanced_clusters(rows * cols, resident)));
+    return launch_kernel(final_kernel<T, BN, CONS, CM, CN>, cfg, maps->map_a, maps->map_b,
+                         map_c ? *map_c : unused, C, M, N, K, blocks, map_c != NULL);
 }
 
 /* The size rule: the tile with the least estimated time, rounds x (tile area / the tile's
- * rate), where a round is one tile per resident cluster pair slot (SMs / 2 pairs of tiles, a
- * pair being the cluster's two tiles stacked along M) and the rate is the tile's steady
- * throughput, measured with each tile forced at 8192^3 on an H100 (README, "Stage 8"). A wide
- * tile computes faster per flop; a narrow one fills the SMs at sizes where the wide one leaves
- * them idle. Ties go to the wider tile (listed first). */
+ * rate), where a round is one cluster block per cluster that fits (SMs / cluster size; a
+ * cluster block is CM x CN tiles: a pair stacked along M with 2x1) and the rate is the tile's
+ * steady throughput, measured with each tile forced at 8192^3 on an H100 with 2x1 clusters
+ * (README, "Stage 8"; the same rates serve 2x2 until it is measured). A wide tile computes
+ * faster per flop; a narrow one fills the SMs at sizes where the wide one leaves them idle.
+ * Ties go to the wider tile (listed first). */
 typedef struct {
     int code, bm, bn, rate; /* rate: TFLOPS at 8192^3 */
 } final_tile;
 static const final_tile final_tiles[] = {
     {128256, 128, 256, 816}, {128128, 128, 128, 751}, {64128, 64, 128, 505}};
 
-static int pick_tile(int M, int N) {
-    const long slots = gemm06_sms() / CLUSTER;
+static int pick_tile(int M, int N, int cn) {
+    const long slots = gemm06_sms() / (2 * cn);
     int best = 0;
     double best_cost = 0;
     for (int t = 0; t < (int)(sizeof final_tiles / sizeof final_tiles[0]); t++) {
         const final_tile *f = &final_tiles[t];
-        const long pairs = (blocks_for(M, f->bm) + CLUSTER - 1) / CLUSTER * blocks_for(N, f->bn);
-        const long rounds = (pairs + slots - 1) / slots;
+        const long blocks =
+            (blocks_for(M, f->bm) + 1) / 2 * ((blocks_for(N, f->bn) + cn - 1) / cn);
+        const long rounds = (blocks + slots - 1) / slots;
         const double cost = (double)rounds * f->bm * f->bn / f->rate;
         if (t == 0 || cost < best_cost) best = t, best_cost = cost;
     }
     return final_tiles[best].code;
+}
+
+template <typename T, int CM, int CN>
+static int launch_tile(int tile, const T *A, const T *B, T *C, int M, int N, int K, int order,
+                       cudaStream_t stream) {
+    switch (tile) {
+    case 128256: return launch_final<T, 256, 2, CM, CN>(A, B, C, M, N, K, order, stream);
+    case 128128: return launch_final<T, 128, 2, CM, CN>(A, B, C, M, N, K, order, stream);
+    default: return launch_final<T, 128, 1, CM, CN>(A, B, C, M, N, K, order, stream);
+    }
 }
 
 template <typename T>
@@ -293,12 +402,11 @@ static int launch_sized(const T *A, const T *B, T *C, int M, int N, int K, cudaS
     int tile = forced_tile();
     if (tile < 0)
         return launch_unsupported("GEMM06_FINAL_TILE must be 128x256, 128x128 or 64x128");
-    if (tile == 0) tile = pick_tile(M, N);
-    switch (tile) {
-    case 128256: return launch_final<T, 256, 2>(A, B, C, M, N, K, order, stream);
-    case 128128: return launch_final<T, 128, 2>(A, B, C, M, N, K, order, stream);
-    default: return launch_final<T, 128, 1>(A, B, C, M, N, K, order, stream);
-    }
+    const int cn = cluster_n_from_env();
+    if (cn < 0) return launch_unsupported("GEMM06_FINAL_CLUSTER must be 2x1 or 2x2");
+    if (tile == 0) tile = pick_tile(M, N, cn);
+    return cn == 2 ? launch_tile<T, 2, 2>(tile, A, B, C, M, N, K, order, stream)
+                   : launch_tile<T, 2, 1>(tile, A, B, C, M, N, K, order, stream);
 }
 
 extern "C" int STAGE(gemm06_final)(const bf16_t *A, const bf16_t *B, bf16_t *C, int M, int N,
