@@ -94,7 +94,7 @@ static_assert(final_shape<128, 1>::depth == 8 && final_shape<128, 1>::smem <= GE
  *    rows m0         rank 0 (rm 0, rn 0)     rank 2 (rm 0, rn 1)     A rows: ranks 0, 2 and 1, 3
  *    rows m0+BM      rank 1 (rm 1, rn 0)     rank 3 (rm 1, rn 1)     B rows: ranks 0, 1 and 2, 3
  *
- *    slot of rank 0:  A rows 0..BM/2-1 <- r0 | BM/2..BM-1 <- r2 | B rows 0..BN/2-1 <- r0 | BN/2.. <- r1
+ *    slot of rank 0:  A rows 0..BM/2-1 <- r0 | BM/2.. <- r2 | B rows 0..BN/2-1 <- r0 | BN/2.. <- r1
  *
  * The 128-byte swizzle repeats every 8 rows of 128 bytes (1024 bytes), and TMA and wgmma both
  * take it from the address bits: a part must start 1024-aligned to land exactly as the rows of
@@ -136,7 +136,8 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
      * not in per-thread ones copied over (R2UR) before every wgmma. */
     const int wg = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0);
     const unsigned rank = cluster_ctarank();
-    /* This CTA's place in the cluster block (final_cluster); with CN = 1 the compiler sees rn = 0. */
+    /* This CTA's place in its cluster block (final_cluster); with CN = 1 the compiler sees
+     * rn = 0. */
     const int rm = CN == 1 ? (int)rank : (int)rank % CM, rn = CN == 1 ? 0 : (int)rank / CM;
     const int k_tiles = (K + BK - 1) / BK;
     const int n_blocks = blocks.tiles_m * blocks.tiles_n;
