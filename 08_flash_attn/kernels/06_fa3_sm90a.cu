@@ -1,9 +1,47 @@
 /* Stage 6 — Hopper, FlashAttention-3's two overlaps: the consumer warpgroups take turns on the
  * tensor cores (ping-pong), and each one's softmax of tile j runs under its own P V product of
- * tile j - 1 (intra-warpgroup pipelining).
+ * tile j - 1 (intra-warpgroup pipelining); and the kernel is persistent.
  *
- * What changes from stage 5, and why it is faster (H100: 1.08-1.18x stage 5, 0.92-1.14x PyTorch's
- * cuDNN backend at N >= 2048; 08_flash_attn/measured/h100_stage6_vs_sdpa.md):
+ * Persistent (the latest change; not yet measured). The version before it ran one block per
+ * q tile of 128 queries: at 8 x 16 x 2048, 2048 blocks of one block an SM, each with only 16
+ * key tiles (1 to 16 when causal). Every block paid, with the SM's tensor cores idle, its
+ * prologue (the Q load, the first K load, tile 0's S alone, nothing to overlap it with) and its
+ * epilogue (the last P V alone, the store from registers); at N >= 4096, twice the key tiles
+ * or more a block, that cost is spread thinner, and the stage measured 0.99-1.14x PyTorch's
+ * cuDNN there, but 0.957-0.977x at N = 2048 (D = 128) and 0.922-0.945x at D = 64. Now:
+ *  - The grid is one block per SM (fewer if as many rounds of work allow: fa3_grid), and each
+ *    block loops over work items (pair, q tile). Its producer runs ahead across items: the next
+ *    item's Q and first K and V load while the consumers finish the current one (its last
+ *    P V and store), and one consumer's tile 0 of the next item runs while the other still
+ *    finishes. The tensor cores see one stream of turns instead of a block's start and end.
+ *  - The work list (for_each_item): block b takes units b, b + grid, ...; causal, a unit is
+ *    q tiles q_tiles - 1 - k (the longest, first) and k (the shortest), q_tiles + 1 key tiles
+ *    whatever k, so a static round robin gives every block the same work (longest-first across
+ *    the grid would balance as well but put every pair in flight at once, 128 MiB of K and V at
+ *    8 x 16 x 2048, D = 128: no reuse in L2); not causal, a unit is one q tile. A pair's units
+ *    are consecutive, so the blocks in flight share a few pairs' K and V in L2, as before.
+ *  - Barriers across items. The K/V rings' positions run on from item to item (`ring` counts
+ *    the tiles carried before: slot (ring + j) % STAGES, parity ((ring + j) / STAGES) & 1), as
+ *    if the items were one long sequence of key tiles; nothing is reset. Q has two buffers
+ *    (193 KiB at D = 128, 129 KiB at D = 64), item it in buffer it % 2, each with a full
+ *    barrier (the producer's arrive.expect_tx, the TMA's bytes) and an empty one (one arrival
+ *    per consumer warp, 8, once the item's last S has landed: Q is read by S alone), both at
+ *    parity (it / 2) & 1, the producer's wait on empty flipped (it passes at once in round 0).
+ *    With two buffers the producer loads Q of item it + 1 as soon as it has issued item it's
+ *    last K/V, without waiting for item it's last S.
+ *  - The turns run on across items too: consumer 1's first arrival on TURN(0) and consumer 0's
+ *    last sync there are the kernel's, once, not the item's. Both consumers walk the same items
+ *    with the same T each (T depends on the item only), so each takes sum(T) turns, alternating
+ *    0, 1, 0, 1, ... across item boundaries exactly as within one item; the counts below hold
+ *    with T replaced by the sum. A consumer waits on Q's full barrier before its turn, never in
+ *    it, and Q of item it + 1 needs only item it - 1's empty phase, completed by both
+ *    consumers in their last turns of that item: no new cycle.
+ *  - The softmax, the mask, the store and their arithmetic order are unchanged; the
+ *    accumulator, m and l start again at every item as they started at every block.
+ *
+ * What changes from stage 5, and why it is faster (measured before persistence, H100: 1.08-1.18x
+ * stage 5, 0.92-1.14x PyTorch's cuDNN backend at N >= 2048;
+ * 08_flash_attn/measured/h100_stage6_vs_sdpa.md):
  *  - Stage 5 waits for each wgmma batch before using its result: a consumer issues S = Q K^T,
  *    waits, does the softmax (FFMA, MUFU.EX2, shuffles: no tensor-core work), issues P V,
  *    waits. While it does the softmax the tensor cores have only the other consumer's work,
@@ -40,32 +78,38 @@
  *    (a compile-time flag); tile 0, whose product is waited for before its softmax, masks
  *    under stage 5's test.
  *  - At D = 64 the K/V ring has 3 slots (a tile is 16 KiB there): the producer runs a tile
- *    further ahead. At D = 128 it stays at 2: 3 slots would take 225 KiB, which fits the
- *    227 KiB a block may have with about 2 KiB to spare, but has not been measured.
+ *    further ahead. At D = 128 it stays at 2: with one Q buffer 3 slots would have fitted
+ *    (225 of the 227 KiB a block may have; never measured), with the persistent kernel's two
+ *    Q buffers they would take 257 KiB.
  *
- * The schedule of consumer c (rows 64 c .. 64 c + 63 of the block's 128 queries), T key tiles,
- * TURN(c) = 1 + c the named barrier it waits on, TURN(1 - c) the one it arrives on:
- *   c = 1 only, once: arrive TURN(0)          (consumer 0 takes the first turn)
- *   wait Q
+ * The schedule of consumer c (rows 64 c .. 64 c + 63 of the item's 128 queries), T key tiles
+ * (the item's), TURN(c) = 1 + c the named barrier it waits on, TURN(1 - c) the one it arrives
+ * on, tile j in ring position ring + j, Q in buffer it % 2:
+ *   c = 1 only, once a block: arrive TURN(0)  (consumer 0 takes the first turn)
+ * for every item:
+ *   wait Q full
  *   tile 0:  sync TURN(c); wait K_0; issue S_0; arrive TURN(1 - c);
- *            wait_group 0; release K_0; mask (if needed); exponentials of S_0;
+ *            wait_group 0; release K_0; [release Q: T = 1]; mask (if needed); exponentials of S_0;
  *            pack P_0 (O is 0: its rescale is a no-op)
  *   tile j = 1 .. T - 1:
  *            sync TURN(c); wait K_j; issue S_j; wait V_{j-1}; issue O += P_{j-1} V_{j-1};
- *            arrive TURN(1 - c); wait_group 1 (S_j done); release K_j; [mask: j = T - 1];
+ *            arrive TURN(1 - c); wait_group 1 (S_j done); release K_j;
+ *            [j = T - 1: release Q (the item's last S has landed), mask];
  *            exponentials of S_j, alpha; wait_group 0 (P V done); release V_{j-1};
  *            O *= alpha; pack P_j
  *   after:   wait V_{T-1}; issue O += P_{T-1} V_{T-1}; wait_group 0; release V_{T-1}; store
- *   c = 0 only, last: sync TURN(0)           (takes consumer 1's last arrival: each barrier
- *                                              ends with every phase complete)
- * Both consumers walk the same T tiles (T depends on the block, not on the consumer), so each
- * makes T turns; consumer 0 syncs T + 1 times on TURN(0) and consumer 1 arrives there 1 + T
- * times; consumer 1 syncs T times on TURN(1), consumer 0 arrives there T times. An arrival never
- * runs ahead of its phase: consumer 1's k-th arrival on TURN(0) comes after its k-th sync on
- * TURN(1), which needs consumer 0's k-th arrival there, made after consumer 0's k-th sync on
- * TURN(0) had completed (fragment_check.py plays this, warp by warp, with the mbarrier rings).
+ *   c = 0 only, once a block, last: sync TURN(0)  (takes consumer 1's last arrival: each
+ *                                                  barrier ends with every phase complete)
+ * Both consumers walk the same T tiles of each item (T depends on the item, not on the
+ * consumer), so each makes T turns an item. With T the sum over the block's items: consumer 0
+ * syncs T + 1 times on TURN(0) and consumer 1 arrives there 1 + T times; consumer 1 syncs T
+ * times on TURN(1), consumer 0 arrives there T times. An arrival never runs ahead of its phase:
+ * consumer 1's k-th arrival on TURN(0) comes after its k-th sync on TURN(1), which needs
+ * consumer 0's k-th arrival there, made after consumer 0's k-th sync on TURN(0) had completed
+ * (fragment_check.py plays this, warp by warp, with the mbarrier rings, over several items).
  * A consumer holding its turn waits only on full barriers of tiles whose slots were freed in
- * earlier iterations by both consumers, never on the other consumer's turn: no deadlock.
+ * earlier iterations (or items) by both consumers, never on the other consumer's turn, and
+ * waits on Q only outside its turn: no deadlock.
  *
  * Everything else is stage 5's (read its opening comment first): the producer warpgroup and
  * its rings of K and V slots with full and empty mbarriers, 3D tensor maps clipped at n, Q and
@@ -79,7 +123,9 @@
  * HGMMA.64x128x16 (S_j) and HGMMA.64xDx16 ... tnspB (P V) issued back to back, then
  * WARPGROUP.DEPBAR.LE gsb0, 0x1; at D = 64 the 64 MUFU.EX2 of the softmax, then the loop's
  * branch and WARPGROUP.DEPBAR.LE gsb0, 0x0; at D = 128 the row maxima, DEPBAR 0x0, the
- * MUFU.EX2. No LDL/STL, R2UR only before the loop. */
+ * MUFU.EX2. No LDL/STL, R2UR only before the key loop. The persistent loop adds little: the
+ * item's decode (an integer division, MUFU.RCP), a few R2UR for Q's buffer, Q's waits and the
+ * predicated arrival on Q's empty barrier next to K's. */
 #include <stdlib.h>
 
 #include "stage.h"
