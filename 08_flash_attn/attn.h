@@ -78,13 +78,15 @@ static inline double attn_naive_scratch_bytes(long b, long h, long n) {
 #define ATTN_WGMMA_SMEM(D)                                                                         \
     ((ATTN_WGMMA_BQ + 2 * ATTN_WGMMA_STAGES * ATTN_WGMMA_BK) * (D) * 2 + 1024)
 
-/* Stage 6 (sm_90a): stage 5's block and tiles; the K/V ring is 3 slots deep at D = 64 (a tile
- * is 16 KiB there), 2 at D = 128 (3 would be 225 KiB: it fits the 227 KiB limit with about
- * 2 KiB to spare, not measured). 161 KiB at
- * D = 128, 113 KiB at D = 64. */
+/* Stage 6 (sm_90a): stage 5's block and tiles, persistent (one block an SM, looping over
+ * (pair, q tile) items); the K/V ring is 3 slots deep at D = 64 (a tile is 16 KiB there), 2 at
+ * D = 128; two Q buffers, so that the next item's Q loads while the current one still reads
+ * its own. 193 KiB at D = 128 (a third K/V slot would no longer fit the 227 KiB limit), 129 KiB
+ * at D = 64. */
 #define ATTN_FA3_STAGES(D) ((D) == 64 ? 3 : 2)
+#define ATTN_FA3_QBUFS 2
 #define ATTN_FA3_SMEM(D)                                                                           \
-    ((ATTN_WGMMA_BQ + 2 * ATTN_FA3_STAGES(D) * ATTN_WGMMA_BK) * (D) * 2 + 1024)
+    ((ATTN_FA3_QBUFS * ATTN_WGMMA_BQ + 2 * ATTN_FA3_STAGES(D) * ATTN_WGMMA_BK) * (D) * 2 + 1024)
 
 #define ATTN_LAUNCHERS(p)                                                                          \
     int p##attn_naive(const attn_args *a, cudaStream_t stream);                                    \

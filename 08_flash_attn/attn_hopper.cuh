@@ -83,29 +83,39 @@ static __device__ __forceinline__ void attn_ring_init(attn_ring_bars<STAGES> &b,
     fence_proxy_async_shared();
 }
 
-/* The producer's one thread: the Q tile (ATTN_WGMMA_BQ rows from q0) once, then K_j and V_j for
- * every key tile j into slot j % STAGES of their rings, each once the consumers have handed the
- * slot back (the wait passes at once in the first round). A tile is D / 64 boxes of 64 columns
- * x ATTN_WGMMA_BK rows, one TMA each, into panels of rows x 128 bytes. */
-template <int STAGES, int D>
-static __device__ __forceinline__ void attn_produce(attn_ring_bars<STAGES> &b,
-                                                    const CUtensorMap *mq, const CUtensorMap *mk,
-                                                    const CUtensorMap *mv, unsigned q_s,
-                                                    unsigned k_s, unsigned v_s, int q0, int pair,
-                                                    int k_tiles) {
+/* The producer's one thread, in two pieces that stage 6 calls once per work item (it is
+ * persistent) and attn_produce below calls once (stage 5).
+ * attn_load_q: the Q tile (ATTN_WGMMA_BQ rows from q0) into q_s, announced on barrier qb.
+ * attn_load_kv: K_j and V_j for every key tile j into slot (ring0 + j) % STAGES of their rings,
+ * each once the consumers have handed the slot back. ring0 is how many tiles the rings have
+ * carried before (0 for a block's only or first item): the slots and their parities run on
+ * across items, never reset, so the wait on slot s's empty barrier in round r is parity
+ * (r & 1) ^ 1 (passes at once in round 0). A tile is D / 64 boxes of 64 columns x
+ * ATTN_WGMMA_BK rows, one TMA each, into panels of rows x 128 bytes. */
+template <int D>
+static __device__ __forceinline__ void attn_load_q(const CUtensorMap *mq, unsigned q_s,
+                                                   unsigned qb, int q0, int pair) {
     constexpr int PANELS = D / ATTN_PANEL_COLS;
-    constexpr unsigned Q_PANEL = ATTN_WGMMA_BQ * 128, KV_PANEL = ATTN_WGMMA_BK * 128;
-    constexpr unsigned KV_BYTES = PANELS * KV_PANEL;
-    const unsigned qb = smem_addr(&b.q_full);
+    constexpr unsigned Q_PANEL = ATTN_WGMMA_BQ * 128;
     mbarrier_arrive_expect_tx(qb, PANELS * Q_PANEL);
 #pragma unroll
     for (int p = 0; p < PANELS; p++)
         tma_load_3d(q_s + p * Q_PANEL, mq, qb, ATTN_PANEL_COLS * p, q0, pair);
+}
+
+template <int STAGES, int D>
+static __device__ __forceinline__ void attn_load_kv(attn_ring_bars<STAGES> &b,
+                                                    const CUtensorMap *mk, const CUtensorMap *mv,
+                                                    unsigned k_s, unsigned v_s, int pair,
+                                                    int k_tiles, int ring0) {
+    constexpr int PANELS = D / ATTN_PANEL_COLS;
+    constexpr unsigned KV_PANEL = ATTN_WGMMA_BK * 128;
+    constexpr unsigned KV_BYTES = PANELS * KV_PANEL;
     auto load = [&](const CUtensorMap *map, unsigned ring, unsigned long long *full,
                     unsigned long long *empty, int j) {
-        const int s = j % STAGES;
+        const int r = ring0 + j, s = r % STAGES;
         const unsigned bar = smem_addr(&full[s]);
-        mbarrier_wait_parity(smem_addr(&empty[s]), ((j / STAGES) & 1) ^ 1);
+        mbarrier_wait_parity(smem_addr(&empty[s]), ((r / STAGES) & 1) ^ 1);
         mbarrier_arrive_expect_tx(bar, KV_BYTES);
 #pragma unroll
         for (int p = 0; p < PANELS; p++)
@@ -116,6 +126,17 @@ static __device__ __forceinline__ void attn_produce(attn_ring_bars<STAGES> &b,
         load(mk, k_s, b.k_full, b.k_empty, j);
         load(mv, v_s, b.v_full, b.v_empty, j);
     }
+}
+
+/* Stage 5's producer: one block, one item: Q once, then its k_tiles K/V tiles from slot 0. */
+template <int STAGES, int D>
+static __device__ __forceinline__ void attn_produce(attn_ring_bars<STAGES> &b,
+                                                    const CUtensorMap *mq, const CUtensorMap *mk,
+                                                    const CUtensorMap *mv, unsigned q_s,
+                                                    unsigned k_s, unsigned v_s, int q0, int pair,
+                                                    int k_tiles) {
+    attn_load_q<D>(mq, q_s, smem_addr(&b.q_full), q0, pair);
+    attn_load_kv<STAGES, D>(b, mk, mv, k_s, v_s, pair, k_tiles, 0);
 }
 
 /* ---- host: the tensor maps ------------------------------------------------------------------- */

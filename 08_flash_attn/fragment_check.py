@@ -26,7 +26,10 @@ of S_j, before tile j's rescale; P packed after it), its 3-slot ring at D = 64, 
 by stage 5's test, later tiles only at the last one). ring6 plays its protocol warp by warp: the
 two named barriers of the turns (bar.sync / bar.arrive counted by warps, 256 threads a phase)
 with stage 5's mbarrier rings, the wgmma groups' reads of the slots held until the wait_group
-that retires them, under random interleavings (see its docstring for what it asserts). Both
+that retires them, under random interleavings (see its docstring for what it asserts), over a
+persistent block's 1-4 items: the rings' positions and parities running on across items, Q in
+1 or 2 buffers with full and empty barriers, the turns' first arrival and last sync once a
+block. items6 checks the persistent work list (every (pair, q tile) once at any grid). Both
 finish orders of the kernel (D = 64 and D = 128) are the same program order, so one model.
 
 Then the negative controls: each breaks one index formula on purpose (a swapped P register,
@@ -40,7 +43,8 @@ stage 6: the mask on the last tile but one, O rescaled before the previous P V i
 ring: no first turn for consumer 0, a consumer arriving on its own id, the turn handed over
 before P V is issued, no final sync of consumer 0, consumers with different tile counts, K or V
 handed back before its wgmma retired, P V reading tile j's slot, the parity flipped, an empty
-count of 4) and must make some case fail.
+count of 4, the rings reset at every item, Q handed back before the item's last S retired,
+consumer 1's first arrival repeated at every item) and must make some case fail.
 
     python3 -m pip install numpy;  python3 08_flash_attn/fragment_check.py
 or  python3 08_flash_attn/fragment_check.py N:D:CAUSAL:STAGE:TYPE ...   (e.g. 130:128:1:4:bf16;
@@ -496,24 +500,31 @@ def check_ring5(rng, runs=300):
             if not MUT: print(f"FAIL ring (stage 5 mbarriers): {e}")
     return bad
 
-def ring6(k_tiles, stages, rng, tiles1=None):
-    """Stage 6's protocol under random interleavings, warp by warp: the producer and stage 5's
-    mbarrier rings (STAGES slots: 2 at D = 128, 3 at D = 64; the Q barrier too), copies landing
-    at random later times, and 8 consumer warps (2 warpgroups of 4) each running the kernel's
-    program order: consumer 1 arrives once on TURN 0; every turn is bar.sync TURN c, the waits on
-    full barriers and the issues of the turn, bar.arrive TURN 1 - c; wgmma groups commit in
-    order, and wait_group N retires the oldest until N are left; after the store consumer 0
-    syncs once more on TURN 0. A wgmma's reads of its slot are taken to last from its issue to
-    the wait_group that retires it (the latest the hardware may read). Named barrier model
-    (PTX ISA, bar.sync / bar.arrive with a count): each warp counts 32 threads; a phase of 256
-    completes when 8 warps have arrived (sync or arrive), and releases the syncing warps.
-    Asserts: every wgmma reads a slot whose full phase has passed and that holds its tile;
-    no copy is issued into or lands in a slot with a read in flight; a warp hands a slot back
-    only after its own reads of it have retired, and a slot's empty phase completes only with
-    no read of it in flight (both consumers' last reads done); every phase of TURN c is 4 syncs of consumer c
-    and 4 arrivals of consumer 1 - c; no warp of one consumer is inside its turn while one of
-    the other is; both named barriers end with no arrival pending; nothing deadlocks.
-    tiles1: consumer 1's tile count where it differs from consumer 0's (a negative control)."""
+def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
+    """Stage 6's protocol under random interleavings, warp by warp, over a persistent block's
+    items (k_tiles: the key tile count of each item, in order): the producer (per item: wait on
+    Q buffer it % qbufs's empty barrier, parity ((it / qbufs) & 1) ^ 1, load Q, then the item's
+    K/V tiles on ring positions that run on across items) and stage 5's mbarrier rings (STAGES
+    slots: 2 at D = 128, 3 at D = 64), copies landing at random later times, and 8 consumer
+    warps (2 warpgroups of 4) each running the kernel's program order: consumer 1 arrives once
+    on TURN 0 (once per kernel); per item, wait on Q's full barrier (parity (it / qbufs) & 1),
+    then every turn is bar.sync TURN c, the waits on full barriers and the issues of the turn,
+    bar.arrive TURN 1 - c; the item's last S landed, each warp arrives on Q's empty barrier;
+    wgmma groups commit in order, and wait_group N retires the oldest until N are left; after
+    the last item's store consumer 0 syncs once more on TURN 0. A wgmma's reads of its slot (and
+    S's of Q) are taken to last from its issue to the wait_group that retires it (the latest the
+    hardware may read). Named barrier model (PTX ISA, bar.sync / bar.arrive with a count): each
+    warp counts 32 threads; a phase of 256 completes when 8 warps have arrived (sync or
+    arrive), and releases the syncing warps.
+    Asserts: every wgmma reads a slot whose full phase has passed and that holds its tile (and
+    S the item's Q); no copy is issued into or lands in a slot or Q buffer with a read in
+    flight; a warp hands a slot or Q back only after its own reads of it have retired, and an
+    empty phase completes only with no read in flight (both consumers' last reads done); every
+    phase of TURN c is 4 syncs of consumer c and 4 arrivals of consumer 1 - c; no warp of one
+    consumer is inside its turn while one of the other is; both named barriers end with no
+    arrival pending; nothing deadlocks.
+    tiles1: consumer 1's tile count of the first item where it differs from consumer 0's (a
+    negative control)."""
     class Named:
         def __init__(nb, ident): nb.id, nb.gen, nb.syncs, nb.arrivals = ident, 0, [], []
         def count(nb): return len(nb.syncs) + len(nb.arrivals)
@@ -525,89 +536,118 @@ def ring6(k_tiles, stages, rng, tiles1=None):
             assert all(c == 1 - owner for c, _ in nb.arrivals), \
                 f"TURN {nb.id}: arrivals {nb.arrivals} from its own consumer"
             nb.gen += 1; nb.syncs, nb.arrivals = [], []
+    if isinstance(k_tiles, int): k_tiles = [k_tiles]
     TURN, CONS, WARPS = 1, 2, 4
     empty_count = 4 if 'empty_count6' in MUT else CONS*WARPS
     full = {x: [MBar(1) for _ in range(stages)] for x in "KV"}
     empty = {x: [MBar(empty_count) for _ in range(stages)] for x in "KV"}
-    q_full = MBar(1)
-    tag = {x: [None]*stages for x in "KV"}
-    readers = {x: [set() for _ in range(stages)] for x in "KV"}
-    flying = []  # copies issued, not landed: (kind, slot, tile)
+    full["Q"] = [MBar(1) for _ in range(qbufs)]
+    empty["Q"] = [MBar(CONS*WARPS) for _ in range(qbufs)]
+    tag = {x: [None]*len(full[x]) for x in "KVQ"}
+    readers = {x: [set() for _ in range(len(full[x]))] for x in "KVQ"}
+    flying = []  # copies issued, not landed: (kind, slot, tile or item)
     named = {TURN + c: Named(TURN + c) for c in range(CONS)}
     in_turn = set()
     def producer():
-        q_full.arrive(tx=1); flying.append(("Q", 0, 0))
-        for j in range(max(k_tiles, tiles1 or 0)):
-            st = j % stages
-            for x in "KV":
-                yield lambda x=x, st=st, j=j: empty[x][st].passed(((j//stages) & 1) ^ 1)
-                assert not readers[x][st], f"{x} tile {j} issued into slot {st} being read"
-                full[x][st].arrive(tx=1)
-                flying.append((x, st, j))
+        ring = 0
+        for it, tiles in enumerate(k_tiles):
+            if it == 0 and tiles1 is not None: tiles = max(tiles, tiles1)
+            b = it % qbufs
+            yield lambda b=b, it=it: empty["Q"][b].passed(((it//qbufs) & 1) ^ 1)
+            assert not readers["Q"][b], f"Q of item {it} issued into buffer {b} being read"
+            full["Q"][b].arrive(tx=1); flying.append(("Q", b, it))
+            for j in range(tiles):
+                r = 0 if 'ring_reset' in MUT else ring
+                st = (r + j) % stages
+                for x in "KV":
+                    yield lambda x=x, st=st, r=r, j=j: empty[x][st].passed((((r + j)//stages) & 1) ^ 1)
+                    assert not readers[x][st], f"{x} tile {j} issued into slot {st} being read"
+                    full[x][st].arrive(tx=1)
+                    flying.append((x, st, (it, j)))
+            ring += tiles
     def consumer(c, w):
         me = (c, w)
-        tiles = k_tiles if c == 0 or tiles1 is None else tiles1
         groups = []  # committed groups, oldest first: lists of (kind, slot)
-        def wait_full(x, j):
-            st = j % stages
-            par = ((j//stages) & 1) ^ (1 if 'parity_flip6' in MUT else 0)
-            return lambda: full[x][st].passed(par)
-        def issue(x, j, st=None):
-            st = j % stages if st is None else st
-            assert me in in_turn or x == "V" and j == tiles - 1, \
-                f"consumer {c} warp {w} issued {x} tile {j} outside its turn"
-            assert tag[x][st] == j, f"consumer {c} warp {w}: wgmma read {x} tile {tag[x][st]} for {j}"
-            readers[x][st].add(me)
-            groups.append([(x, st)])
-        def wait_group(n):
-            while len(groups) > n:
-                for x, st in groups.pop(0): readers[x][st].discard(me)
-        def release(x, j):
-            st = j % stages
-            assert me not in readers[x][st], f"consumer {c} warp {w} freed {x} slot {st} while reading it"
-            phase = empty[x][st].phase
-            empty[x][st].arrive()  # lane 0 of the warp
-            assert empty[x][st].phase == phase or not readers[x][st], \
-                f"{x} slot {st} freed with reads in flight: {readers[x][st]}"
-        def sync(ident):
-            nb = named[ident]; gen = nb.gen
-            nb.syncs.append(me); nb.flip()
-            return lambda: nb.gen > gen
-        def enter():
-            assert not any(o == 1 - c for o, _ in in_turn), f"consumer {c} warp {w} in its turn with {in_turn}"
-            in_turn.add(me)
-        def arrive(ident):
-            in_turn.discard(me)
-            nb = named[ident]; nb.arrivals.append(me); nb.flip()
-        mine = TURN + c
-        other = mine if 'turn_same_id' in MUT else TURN + 1 - c
-        if c == 1 and 'no_first_turn' not in MUT: arrive(TURN + 0)
-        yield lambda: q_full.passed(0)
-        # tile 0
-        yield sync(mine); enter()
-        yield wait_full("K", 0); issue("K", 0)
-        arrive(other)
-        wait_group(0); release("K", 0)
-        wait_group(0)  # finish(1): nothing in flight, no V to hand back
-        for j in range(1, tiles):
+        def run_item(it, tiles, ring):
+            b = it % qbufs
+            def wait_full(x, j):
+                st = (ring + j) % stages
+                par = (((ring + j)//stages) & 1) ^ (1 if 'parity_flip6' in MUT else 0)
+                return lambda: full[x][st].passed(par)
+            def issue(x, j, st=None):
+                st = (ring + j) % stages if st is None else st
+                assert me in in_turn or x == "V" and j == tiles - 1, \
+                    f"consumer {c} warp {w} issued {x} tile {j} outside its turn"
+                assert tag[x][st] == (it, j), \
+                    f"consumer {c} warp {w}: wgmma read {x} tile {tag[x][st]} for {(it, j)}"
+                readers[x][st].add(me)
+                if x == "K":  # S = Q K^T reads Q too
+                    assert tag["Q"][b] == it, f"consumer {c} warp {w}: S read Q of item {tag['Q'][b]} for {it}"
+                    readers["Q"][b].add(me)
+                    groups.append([(x, st), ("Q", b)])
+                else:
+                    groups.append([(x, st)])
+            def wait_group(n):
+                while len(groups) > n:
+                    for x, st in groups.pop(0): readers[x][st].discard(me)
+            def release(x, j=None):
+                st = b if x == "Q" else (ring + j) % stages
+                assert me not in readers[x][st], f"consumer {c} warp {w} freed {x} slot {st} while reading it"
+                phase = empty[x][st].phase
+                empty[x][st].arrive()  # lane 0 of the warp
+                assert empty[x][st].phase == phase or not readers[x][st], \
+                    f"{x} slot {st} freed with reads in flight: {readers[x][st]}"
+            def sync(ident):
+                nb = named[ident]; gen = nb.gen
+                nb.syncs.append(me); nb.flip()
+                return lambda: nb.gen > gen
+            def enter():
+                assert not any(o == 1 - c for o, _ in in_turn), f"consumer {c} warp {w} in its turn with {in_turn}"
+                in_turn.add(me)
+            def arrive(ident):
+                in_turn.discard(me)
+                nb = named[ident]; nb.arrivals.append(me); nb.flip()
+            mine = TURN + c
+            other = mine if 'turn_same_id' in MUT else TURN + 1 - c
+            if c == 1 and 'first_turn_per_item' in MUT and it > 0: arrive(TURN + 0)
+            yield lambda: full["Q"][b].passed((it//qbufs) & 1)
+            # tile 0
             yield sync(mine); enter()
-            yield wait_full("K", j); issue("K", j)
-            if 'arrive_before_pv' in MUT: arrive(other)
-            yield wait_full("V", j - 1)
-            issue("V", j - 1, j % stages if 'v_slot_skew' in MUT else None)
-            if 'arrive_before_pv' not in MUT: arrive(other)
-            if 'release_k_early' in MUT: release("K", j)
-            wait_group(1)
-            if 'release_k_early' not in MUT: release("K", j)
-            yield lambda: True  # the exponentials of S_j, P V in flight
-            if 'release_v_early' in MUT: release("V", j - 1)
-            wait_group(0)
-            if 'release_v_early' not in MUT: release("V", j - 1)
-        yield wait_full("V", tiles - 1); issue("V", tiles - 1)
-        wait_group(0); release("V", tiles - 1)
-        in_turn.discard(me)  # (the last P V is issued outside the turns)
+            yield wait_full("K", 0); issue("K", 0)
+            arrive(other)
+            if 'release_q_early' in MUT and tiles == 1: release("Q")
+            wait_group(0); release("K", 0)
+            if tiles == 1 and 'release_q_early' not in MUT: release("Q")
+            wait_group(0)  # finish(1): nothing in flight, no V to hand back
+            for j in range(1, tiles):
+                yield sync(mine); enter()
+                yield wait_full("K", j); issue("K", j)
+                if 'arrive_before_pv' in MUT: arrive(other)
+                yield wait_full("V", j - 1)
+                issue("V", j - 1, (ring + j) % stages if 'v_slot_skew' in MUT else None)
+                if 'arrive_before_pv' not in MUT: arrive(other)
+                if 'release_k_early' in MUT: release("K", j)
+                if 'release_q_early' in MUT and j == tiles - 1: release("Q")
+                wait_group(1)
+                if 'release_k_early' not in MUT: release("K", j)
+                if 'release_q_early' not in MUT and j == tiles - 1: release("Q")
+                yield lambda: True  # the exponentials of S_j, P V in flight
+                if 'release_v_early' in MUT: release("V", j - 1)
+                wait_group(0)
+                if 'release_v_early' not in MUT: release("V", j - 1)
+            yield wait_full("V", tiles - 1); issue("V", tiles - 1)
+            wait_group(0); release("V", tiles - 1)
+            in_turn.discard(me)  # (the last P V is issued outside the turns)
+        if c == 1 and 'no_first_turn' not in MUT: in_turn.discard(me); named[TURN + 0].arrivals.append(me); named[TURN + 0].flip()
+        ring = 0
+        for it, tiles in enumerate(k_tiles):
+            if it == 0 and c == 1 and tiles1 is not None: tiles = tiles1
+            yield from run_item(it, tiles, 0 if 'ring_reset' in MUT else ring)
+            ring += tiles
         if c == 0 and 'no_drain' not in MUT:
-            yield sync(TURN + 0)
+            nb = named[TURN + 0]; gen = nb.gen
+            nb.syncs.append(me); nb.flip()
+            yield lambda: nb.gen > gen
     actors = [producer()] + [consumer(c, w) for c in range(CONS) for w in range(WARPS)]
     conds = [lambda: True]*len(actors)
     done = [False]*len(actors)
@@ -618,8 +658,7 @@ def ring6(k_tiles, stages, rng, tiles1=None):
         pick = choices[rng.integers(len(choices))]
         if pick == "tma":
             x, st, j = flying.pop(rng.integers(len(flying)))
-            if x == "Q": q_full.complete(1); continue
-            assert not readers[x][st], f"{x} tile {j} landed in slot {st} being read"
+            assert not readers[x][st], f"{x} {j} landed in slot {st} being read"
             tag[x][st] = j
             full[x][st].complete(1)
             continue
@@ -629,15 +668,51 @@ def ring6(k_tiles, stages, rng, tiles1=None):
         assert nb.count() == 0, f"TURN {nb.id} ends with {nb.count()} warp arrival(s) pending"
 
 def check_ring6(rng, runs=300):
+    """Half the runs one item (a block of the non-persistent kernel), half a persistent block's
+    2-4 items of 1-7 key tiles each; 2 and 3 slots, 1 and 2 Q buffers."""
     bad = 0
     for r in range(runs):
-        stages = 2 + r % 2
-        k_tiles = int(rng.integers(1, 8))
-        tiles1 = k_tiles + 1 if 'unequal_tiles' in MUT else None
-        try: ring6(k_tiles, stages, rng, tiles1)
+        stages, qbufs = 2 + r % 2, 1 + (r // 2) % 2
+        items = 1 if r % 4 < 2 else int(rng.integers(2, 5))
+        k_tiles = [int(rng.integers(1, 8)) for _ in range(items)]
+        tiles1 = k_tiles[0] + 1 if 'unequal_tiles' in MUT else None
+        try: ring6(k_tiles, stages, rng, tiles1, qbufs)
         except AssertionError as e:
             bad += 1
             if not MUT: print(f"FAIL ring (stage 6 turns and mbarriers): {e}")
+    return bad
+
+def items6(block, grid, units, q_tiles, causal):
+    """kernels/06_fa3_sm90a.cu's for_each_item (recomputed here: change both together): block
+    b's units b, b + grid, ...; a unit is q tiles q_tiles - 1 - k and k (causal; k alone in
+    the middle of an odd q_tiles) or q tile k, of pair u / per_pair."""
+    per_pair = (q_tiles + 1)//2 if causal else q_tiles
+    for u in range(block, units, grid):
+        pair, k = divmod(u, per_pair)
+        items = 2 if causal and 2*k + 1 < q_tiles else 1
+        for i in range(items):
+            yield pair, (q_tiles - 1 - k if causal and i == 0 else k)
+
+def check_items6():
+    """Every (pair, q tile) once, whatever the grid; causal, every unit of a block the same
+    number of key tiles (q_tiles + 1, the middle unit of an odd q_tiles aside)."""
+    bad = 0
+    for causal in (0, 1):
+        for q_tiles in range(1, 10):
+            for pairs in range(1, 4):
+                per_pair = (q_tiles + 1)//2 if causal else q_tiles
+                units = pairs*per_pair
+                for grid in range(1, units + 1):
+                    seen = [x for b in range(grid) for x in items6(b, grid, units, q_tiles, causal)]
+                    want = [(p, t) for p in range(pairs) for t in range(q_tiles)]
+                    if sorted(seen) != want:
+                        bad += 1
+                        if not MUT: print(f"FAIL items: q_tiles {q_tiles} pairs {pairs} grid {grid} causal {causal}")
+                if causal:
+                    for u in range(units):
+                        tiles = sum(t + 1 for _, t in items6(u, units, units, q_tiles, causal))
+                        if tiles != q_tiles + 1 and not (q_tiles % 2 and u % per_pair == per_pair - 1):
+                            bad += 1
     return bad
 
 def ref(Q, K, V, causal, D):
@@ -662,7 +737,8 @@ NEG_CASES5 = ["300:128:1:5:f16", "200:64:0:5:bf16"]
 NEGATIVE_RING = ["parity_flip", "producer_parity", "empty_count"]
 NEGATIVE_RING6 = ["no_first_turn", "turn_same_id", "arrive_before_pv", "no_drain",
                   "unequal_tiles", "release_k_early", "release_v_early", "v_slot_skew",
-                  "parity_flip6", "empty_count6"]
+                  "parity_flip6", "empty_count6", "ring_reset", "release_q_early",
+                  "first_turn_per_item"]
 NEG_CASES6 = ["300:128:1:6:f16", "513:64:1:6:bf16"]
 NEGATIVE6 = ["mask6_tile", "rescale6_early"]
 NEGATIVE5 = ["p5_swap", "v_kmajor", "v_lbo_sbo", "v_kstep", "q_consumer", "q_panel", "no_mask5",
@@ -703,11 +779,15 @@ def main(cases):
     rng = np.random.default_rng(1)
     bad = check(cases or DEFAULT, rng)
     if not cases:
+        ib = check_items6()
+        print(f"{'PASS' if ib == 0 else 'FAIL'} items (stage 6's persistent work list: every "
+              f"(pair, q tile) once at every grid, causal units of equal length), {ib} failure(s)")
+        bad += ib
         for ring, what, negatives in [
                 (check_ring5, "stage 5 mbarriers): 300 random interleavings of 1-6 key tiles",
                  NEGATIVE_RING),
                 (check_ring6, "stage 6 turns and mbarriers): 300 random interleavings of 8 "
-                 "consumer warps, 1-7 key tiles, 2 and 3 slots", NEGATIVE_RING6)]:
+                 "consumer warps, 1-4 items of 1-7 key tiles, 2 and 3 slots, 1 and 2 Q buffers", NEGATIVE_RING6)]:
             rb = ring(rng)
             print(f"{'PASS' if rb == 0 else 'FAIL'} ring ({what}, {rb} failure(s)")
             bad += rb

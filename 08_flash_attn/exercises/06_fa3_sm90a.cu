@@ -18,6 +18,10 @@
  *    with -Xptxas -v: warning C7518 means ptxas serialized your wgmmas; spills mean too many
  *    registers live at once.
  *  - At D = 64 a third K/V slot fits in shared memory (ATTN_FA3_SMEM).
+ *  - Last, persistence: one block per SM, each looping over (pair, q tile) items. The K/V rings'
+ *    slots and parities run on across items (never reset); Q gets an empty barrier (released
+ *    once the item's last S has landed); the turns' first arrival and last sync stay once a
+ *    block. Causal, pair q tiles q_tiles - 1 - k and k so that every block gets equal work.
  *
  * Check it:  make check-08 ARGS="--kernel ex_f16_fa3"
  * (the stage in kernels/06_fa3_sm90a.cu is the reference; read it after you try). */
