@@ -29,8 +29,10 @@ with stage 5's mbarrier rings, the wgmma groups' reads of the slots held until t
 that retires them, under random interleavings (see its docstring for what it asserts), over a
 persistent block's 1-4 items: the rings' positions and parities running on across items, Q in
 1 or 2 buffers with full and empty barriers, the turns' first arrival and last sync once a
-block. items6 checks the persistent work list (every (pair, q tile) once at any grid). Both
-finish orders of the kernel (D = 64 and D = 128) are the same program order, so one model.
+block. items6 checks the persistent work list (every (pair, q tile) once at any grid). The
+kernel's finish order (FlashAttention-3's, at both D since the persistent change) is the program
+order modelled; the placement behind the loop's branch it replaced at D = 64 was the same
+program order too.
 
 Then the negative controls: each breaks one index formula on purpose (a swapped P register,
 V without .trans, K addressed as V, m-tile 1 reading m-tile 0's Q, a live causal tile skipped,

@@ -2,13 +2,15 @@
  * tensor cores (ping-pong), and each one's softmax of tile j runs under its own P V product of
  * tile j - 1 (intra-warpgroup pipelining); and the kernel is persistent.
  *
- * Persistent (the latest change; not yet measured). The version before it ran one block per
- * q tile of 128 queries: at 8 x 16 x 2048, 2048 blocks of one block an SM, each with only 16
- * key tiles (1 to 16 when causal). Every block paid, with the SM's tensor cores idle, its
- * prologue (the Q load, the first K load, tile 0's S alone, nothing to overlap it with) and its
- * epilogue (the last P V alone, the store from registers); at N >= 4096, twice the key tiles
- * or more a block, that cost is spread thinner, and the stage measured 0.99-1.14x PyTorch's
- * cuDNN there, but 0.957-0.977x at N = 2048 (D = 128) and 0.922-0.945x at D = 64. Now:
+ * Persistent (the latest change). The version before it ran one block per q tile of 128
+ * queries: at 8 x 16 x 2048, 2048 blocks of one block an SM, each with only 16 key tiles (1 to
+ * 16 when causal). Every block paid, with the SM's tensor cores idle, its prologue (the Q load,
+ * the first K load, tile 0's S alone, nothing to overlap it with) and its epilogue (the last
+ * P V alone, the store from registers); at N >= 4096, twice the key tiles or more a block,
+ * that cost is spread thinner. Measured (H100, same session, 08_flash_attn/measured/
+ * h100_stage6p_vs_sdpa.md against h100_stage6_vs_sdpa.md): at 8 x 16 x 2048, D = 128, 612 ->
+ * 641 TFLOPS (fp16) and 491 -> 548 causal; D = 64, 435 -> 456 and 346 -> 396 causal; at
+ * N >= 4096 causal gains 5-8% and non-causal stays within noise at D = 128. Now:
  *  - The grid is one block per SM (fewer if as many rounds of work allow: fa3_grid), and each
  *    block loops over work items (pair, q tile). Its producer runs ahead across items: the next
  *    item's Q and first K and V load while the consumers finish the current one (its last
@@ -67,10 +69,19 @@
  *    tile's P V runs after the loop. The arithmetic is stage 5's in the same order (O <- a O,
  *    O += P V, tile after tile); only the moments change.
  *    One catch, seen in the SASS: ptxas hoists the wait for P V (WARPGROUP.DEPBAR) above the
- *    exponentials when both are in one basic block. Behind the loop's branch it stays put, but
- *    then S_j, O and P_{j-1} are all live across the branch: at D = 64 that fits (the wait is
- *    put at the top of the next step, FINISH_NEXT), at D = 128 ptxas spills (C7512), so there
- *    the order is FlashAttention-3's and the overlap is mostly the other consumer's.
+ *    exponentials when both are in one basic block, so only the row maxima run under this
+ *    warpgroup's own P V, and the exponentials overlap the other consumer's products
+ *    (ping-pong). Behind the loop's branch the wait stays put, but then S_j, O and P_{j-1} are
+ *    all live across the branch: at D = 128 ptxas spills (C7512); at D = 64 it fits, and the
+ *    version before persistence did that (the wait at the top of the next step). In the
+ *    persistent kernel that placement measured 3-4% slower at D = 64 than FlashAttention-3's
+ *    order (8 x 16 x 2048: 435 against 451 TFLOPS; 1 x 16 x 16384: 478 against 495, H100):
+ *    ptxas then also sank the packing of P and the rescale of O into the turn, ahead of S's
+ *    issue (70 instructions between BAR.SYNC and the first HGMMA instead of 14). So both D
+ *    use FlashAttention-3's order.
+ *  - The wait for K_j (j >= 1) comes before the turn's bar.sync, not after it: a consumer
+ *    whose K has not landed waits without holding the turn, and the instructions between
+ *    bar.sync and the first HGMMA drop to the descriptors' (12 at D = 64, 16 at D = 128).
  *  - Masking only where needed, without a branch under a wgmma in flight: only a row block's
  *    last key tile can hold keys past n, or keys after a query (causal: the loop ends at the
  *    block's last query, and blocks and tiles are both 128 wide and aligned). The loop is
@@ -78,9 +89,9 @@
  *    (a compile-time flag); tile 0, whose product is waited for before its softmax, masks
  *    under stage 5's test.
  *  - At D = 64 the K/V ring has 3 slots (a tile is 16 KiB there): the producer runs a tile
- *    further ahead. At D = 128 it stays at 2: with one Q buffer 3 slots would have fitted
- *    (225 of the 227 KiB a block may have; never measured), with the persistent kernel's two
- *    Q buffers they would take 257 KiB.
+ *    further ahead (4 slots measured the same). At D = 128 it stays at 2: with one Q buffer
+ *    3 slots would have fitted (225 of the 227 KiB a block may have; never measured), with the
+ *    persistent kernel's two Q buffers they would take 257 KiB.
  *
  * The schedule of consumer c (rows 64 c .. 64 c + 63 of the item's 128 queries), T key tiles
  * (the item's), TURN(c) = 1 + c the named barrier it waits on, TURN(1 - c) the one it arrives
@@ -92,7 +103,7 @@
  *            wait_group 0; release K_0; [release Q: T = 1]; mask (if needed); exponentials of S_0;
  *            pack P_0 (O is 0: its rescale is a no-op)
  *   tile j = 1 .. T - 1:
- *            sync TURN(c); wait K_j; issue S_j; wait V_{j-1}; issue O += P_{j-1} V_{j-1};
+ *            wait K_j; sync TURN(c); issue S_j; wait V_{j-1}; issue O += P_{j-1} V_{j-1};
  *            arrive TURN(1 - c); wait_group 1 (S_j done); release K_j;
  *            [j = T - 1: release Q (the item's last S has landed), mask];
  *            exponentials of S_j, alpha; wait_group 0 (P V done); release V_{j-1};
@@ -107,9 +118,10 @@
  * consumer 1's k-th arrival on TURN(0) comes after its k-th sync on TURN(1), which needs
  * consumer 0's k-th arrival there, made after consumer 0's k-th sync on TURN(0) had completed
  * (fragment_check.py plays this, warp by warp, with the mbarrier rings, over several items).
- * A consumer holding its turn waits only on full barriers of tiles whose slots were freed in
- * earlier iterations (or items) by both consumers, never on the other consumer's turn, and
- * waits on Q only outside its turn: no deadlock.
+ * A consumer holding its turn waits only on full barriers (V_{j-1}'s, and K_0's at an item's
+ * tile 0) of tiles whose slots were freed in earlier iterations (or items) by both consumers,
+ * never on the other consumer's turn, and waits on Q (and K_j, j >= 1) only outside its turn:
+ * no deadlock.
  *
  * Everything else is stage 5's (read its opening comment first): the producer warpgroup and
  * its rings of K and V slots with full and empty mbarriers, 3D tensor maps clipped at n, Q and
@@ -121,9 +133,8 @@
  *
  * What to look for: in the SASS, BAR.SYNC and BAR.ARV around the HGMMAs of a turn; in the loop,
  * HGMMA.64x128x16 (S_j) and HGMMA.64xDx16 ... tnspB (P V) issued back to back, then
- * WARPGROUP.DEPBAR.LE gsb0, 0x1; at D = 64 the 64 MUFU.EX2 of the softmax, then the loop's
- * branch and WARPGROUP.DEPBAR.LE gsb0, 0x0; at D = 128 the row maxima, DEPBAR 0x0, the
- * MUFU.EX2. No LDL/STL, R2UR only before the key loop. The persistent loop adds little: the
+ * WARPGROUP.DEPBAR.LE gsb0, 0x1; the row maxima, DEPBAR 0x0, then the MUFU.EX2 of the
+ * softmax. No LDL/STL, R2UR only before the key loop. The persistent loop adds little: the
  * item's decode (an integer division, MUFU.RCP), a few R2UR for Q's buffer, Q's waits and the
  * predicated arrival on Q's empty barrier next to K's. */
 #include <stdlib.h>
@@ -315,8 +326,8 @@ static __global__ void __launch_bounds__(THREADS, 1)
         /* Tile j >= 1 in one turn: S_j and P_{j-1} V_{j-1} issued back to back, then the
          * exponentials of S_j while P V runs. */
         auto turn = [&](int j, auto masked) {
-            named_barrier_sync(my_turn, TURN_THREADS);
             full(bars.k_full, j);
+            named_barrier_sync(my_turn, TURN_THREADS);
             wgmma_fence(); /* O was rescaled and P written by ordinary code */
             issue_s(j);
             wgmma_commit_group();
@@ -338,28 +349,17 @@ static __global__ void __launch_bounds__(THREADS, 1)
              * written */
             attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), m, l, alpha, cexp);
         };
-        /* Where "finish" goes. ptxas moves WARPGROUP.DEPBAR (the wait for P V) up to just after
-         * the row maxima, above the exponentials, when the two are in the same basic block: the
-         * softmax then runs after P V instead of under it. At the top of the next step, behind
-         * the loop's branch, it stays where it is written; but then s (P_j, fp32), O and
-         * P_{j-1} are all live across the branch, and at D = 128 ptxas runs out of registers
-         * (C7512, spills). So: across the branch at D = 64, FlashAttention-3's order (finish in
-         * the same step) at D = 128, where the overlap is mostly the other consumer's
-         * (ping-pong). */
-        constexpr bool FINISH_NEXT = D == 64;
+        /* FlashAttention-3's order: "finish" in the same step, after the exponentials. ptxas
+         * moves its WARPGROUP.DEPBAR (the wait for P V) up to just after the row maxima; putting
+         * it across the loop's branch instead spills at D = 128 and measured slower at D = 64
+         * (the opening comment). */
         auto step = [&](int j, auto masked) {
-            if constexpr (FINISH_NEXT) {
-                finish(j);
-                turn(j, masked);
-            } else {
-                turn(j, masked);
-                finish(j + 1);
-            }
+            turn(j, masked);
+            finish(j + 1);
         };
-        if constexpr (!FINISH_NEXT) finish(1); /* P_0 packed (nothing in flight, O = 0) */
+        finish(1); /* P_0 packed (nothing in flight, O = 0) */
         for (int j = 1; j < k_tiles - 1; j++) step(j, std::false_type{});
         if (k_tiles > 1) step(k_tiles - 1, std::true_type{}); /* the last tile: masked */
-        if constexpr (FINISH_NEXT) finish(k_tiles);
 
         /* The last tile's P V, outside the turns: the other consumer (and the producer, with the
          * next item's Q and first K/V) runs meanwhile. */
