@@ -29,7 +29,9 @@ with stage 5's mbarrier rings, the wgmma groups' reads of the slots held until t
 that retires them, under random interleavings (see its docstring for what it asserts), over a
 persistent block's 1-4 items: the rings' positions and parities running on across items, Q in
 1 or 2 buffers with full and empty barriers, the turns' first arrival and last sync once a
-block. items6 checks the persistent work list (every (pair, q tile) once at any grid). The
+block, and the boundary turn between items (the next item's S_0 and the current item's last
+P V in one turn; the block's first item keeps a standalone tile 0, its last the final P V
+outside the turns). items6 checks the persistent work list (every (pair, q tile) once at any grid). The
 kernel's finish order (FlashAttention-3's, at both D since the persistent change) is the program
 order modelled; the placement behind the loop's branch it replaced at D = 64 was the same
 program order too.
@@ -512,6 +514,9 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
     on TURN 0 (once per kernel); per item, wait on Q's full barrier (parity (it / qbufs) & 1),
     then every turn is bar.sync TURN c, the waits on full barriers and the issues of the turn,
     bar.arrive TURN 1 - c; the item's last S landed, each warp arrives on Q's empty barrier;
+    between items the boundary turn (Q and K_0 of the next item waited for before bar.sync,
+    then S_0 of the next item and P_{T-1} V_{T-1} of the current one in the turn), only the
+    block's first item having a standalone tile 0 and only its last a P V outside the turns;
     wgmma groups commit in order, and wait_group N retires the oldest until N are left; after
     the last item's store consumer 0 syncs once more on TURN 0. A wgmma's reads of its slot (and
     S's of Q) are taken to last from its issue to the wait_group that retires it (the latest the
@@ -570,82 +575,115 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
     def consumer(c, w):
         me = (c, w)
         groups = []  # committed groups, oldest first: lists of (kind, slot)
-        def run_item(it, tiles, ring):
-            b = it % qbufs
-            def wait_full(x, j):
-                st = (ring + j) % stages
-                par = (((ring + j)//stages) & 1) ^ (1 if 'parity_flip6' in MUT else 0)
-                return lambda: full[x][st].passed(par)
-            def issue(x, j, st=None):
-                st = (ring + j) % stages if st is None else st
-                assert me in in_turn or x == "V" and j == tiles - 1, \
-                    f"consumer {c} warp {w} issued {x} tile {j} outside its turn"
-                assert tag[x][st] == (it, j), \
-                    f"consumer {c} warp {w}: wgmma read {x} tile {tag[x][st]} for {(it, j)}"
-                readers[x][st].add(me)
-                if x == "K":  # S = Q K^T reads Q too
-                    assert tag["Q"][b] == it, f"consumer {c} warp {w}: S read Q of item {tag['Q'][b]} for {it}"
-                    readers["Q"][b].add(me)
-                    groups.append([(x, st), ("Q", b)])
-                else:
-                    groups.append([(x, st)])
-            def wait_group(n):
-                while len(groups) > n:
-                    for x, st in groups.pop(0): readers[x][st].discard(me)
-            def release(x, j=None):
-                st = b if x == "Q" else (ring + j) % stages
-                assert me not in readers[x][st], f"consumer {c} warp {w} freed {x} slot {st} while reading it"
-                phase = empty[x][st].phase
-                empty[x][st].arrive()  # lane 0 of the warp
-                assert empty[x][st].phase == phase or not readers[x][st], \
-                    f"{x} slot {st} freed with reads in flight: {readers[x][st]}"
-            def sync(ident):
-                nb = named[ident]; gen = nb.gen
-                nb.syncs.append(me); nb.flip()
-                return lambda: nb.gen > gen
-            def enter():
-                assert not any(o == 1 - c for o, _ in in_turn), f"consumer {c} warp {w} in its turn with {in_turn}"
-                in_turn.add(me)
-            def arrive(ident):
-                in_turn.discard(me)
-                nb = named[ident]; nb.arrivals.append(me); nb.flip()
-            mine = TURN + c
-            other = mine if 'turn_same_id' in MUT else TURN + 1 - c
-            if c == 1 and 'first_turn_per_item' in MUT and it > 0: arrive(TURN + 0)
-            yield lambda: full["Q"][b].passed((it//qbufs) & 1)
-            # tile 0
+        last_item = len(k_tiles) - 1
+        class Item:  # one work item as the consumer sees it: ring positions ring + j, Q buffer b
+            def __init__(x, it, tiles, ring):
+                x.it, x.tiles, x.ring, x.b = it, tiles, ring, it % qbufs
+        def wait_full(x, kind, j):
+            st = (x.ring + j) % stages
+            par = (((x.ring + j)//stages) & 1) ^ (1 if 'parity_flip6' in MUT else 0)
+            return lambda: full[kind][st].passed(par)
+        def wait_q(x):
+            return lambda: full["Q"][x.b].passed((x.it//qbufs) & 1)
+        def issue(x, kind, j, st=None):
+            st = (x.ring + j) % stages if st is None else st
+            assert me in in_turn or kind == "V" and j == x.tiles - 1 and x.it == last_item, \
+                f"consumer {c} warp {w} issued {kind} tile {j} of item {x.it} outside its turn"
+            assert tag[kind][st] == (x.it, j), \
+                f"consumer {c} warp {w}: wgmma read {kind} tile {tag[kind][st]} for {(x.it, j)}"
+            readers[kind][st].add(me)
+            if kind == "K":  # S = Q K^T reads Q too
+                assert tag["Q"][x.b] == x.it, \
+                    f"consumer {c} warp {w}: S read Q of item {tag['Q'][x.b]} for {x.it}"
+                readers["Q"][x.b].add(me)
+                groups.append([(kind, st), ("Q", x.b)])
+            else:
+                groups.append([(kind, st)])
+        def wait_group(n):
+            while len(groups) > n:
+                for kind, st in groups.pop(0): readers[kind][st].discard(me)
+        def release(x, kind, j=None):
+            st = x.b if kind == "Q" else (x.ring + j) % stages
+            assert me not in readers[kind][st], f"consumer {c} warp {w} freed {kind} slot {st} while reading it"
+            phase = empty[kind][st].phase
+            empty[kind][st].arrive()  # lane 0 of the warp
+            assert empty[kind][st].phase == phase or not readers[kind][st], \
+                f"{kind} slot {st} freed with reads in flight: {readers[kind][st]}"
+        def sync(ident):
+            nb = named[ident]; gen = nb.gen
+            nb.syncs.append(me); nb.flip()
+            return lambda: nb.gen > gen
+        def enter():
+            assert not any(o == 1 - c for o, _ in in_turn), f"consumer {c} warp {w} in its turn with {in_turn}"
+            in_turn.add(me)
+        def arrive(ident):
+            in_turn.discard(me)
+            nb = named[ident]; nb.arrivals.append(me); nb.flip()
+        mine = TURN + c
+        other = mine if 'turn_same_id' in MUT else TURN + 1 - c
+        def tile0(x):
+            """The block's first item (or every item under no_xitem): S_0 alone in the turn."""
+            yield wait_q(x)
             yield sync(mine); enter()
-            yield wait_full("K", 0); issue("K", 0)
+            yield wait_full(x, "K", 0); issue(x, "K", 0)
             arrive(other)
-            if 'release_q_early' in MUT and tiles == 1: release("Q")
-            wait_group(0); release("K", 0)
-            if tiles == 1 and 'release_q_early' not in MUT: release("Q")
+            if 'release_q_early' in MUT and x.tiles == 1: release(x, "Q")
+            wait_group(0); release(x, "K", 0)
+            if x.tiles == 1 and 'release_q_early' not in MUT: release(x, "Q")
             wait_group(0)  # finish(1): nothing in flight, no V to hand back
-            for j in range(1, tiles):
+        def turns(x):
+            """Tiles 1 .. T - 1: S_j and P_{j-1} V_{j-1} in one turn."""
+            for j in range(1, x.tiles):
+                yield wait_full(x, "K", j)
                 yield sync(mine); enter()
-                yield wait_full("K", j); issue("K", j)
+                issue(x, "K", j)
                 if 'arrive_before_pv' in MUT: arrive(other)
-                yield wait_full("V", j - 1)
-                issue("V", j - 1, (ring + j) % stages if 'v_slot_skew' in MUT else None)
+                yield wait_full(x, "V", j - 1)
+                issue(x, "V", j - 1, (x.ring + j) % stages if 'v_slot_skew' in MUT else None)
                 if 'arrive_before_pv' not in MUT: arrive(other)
-                if 'release_k_early' in MUT: release("K", j)
-                if 'release_q_early' in MUT and j == tiles - 1: release("Q")
+                if 'release_k_early' in MUT: release(x, "K", j)
+                if 'release_q_early' in MUT and j == x.tiles - 1: release(x, "Q")
                 wait_group(1)
-                if 'release_k_early' not in MUT: release("K", j)
-                if 'release_q_early' not in MUT and j == tiles - 1: release("Q")
+                if 'release_k_early' not in MUT: release(x, "K", j)
+                if 'release_q_early' not in MUT and j == x.tiles - 1: release(x, "Q")
                 yield lambda: True  # the exponentials of S_j, P V in flight
-                if 'release_v_early' in MUT: release("V", j - 1)
+                if 'release_v_early' in MUT: release(x, "V", j - 1)
                 wait_group(0)
-                if 'release_v_early' not in MUT: release("V", j - 1)
-            yield wait_full("V", tiles - 1); issue("V", tiles - 1)
-            wait_group(0); release("V", tiles - 1)
-            in_turn.discard(me)  # (the last P V is issued outside the turns)
+                if 'release_v_early' not in MUT: release(x, "V", j - 1)
+        def boundary(x, y):
+            """y's tile 0 and x's last P V in one turn (S_0(y) first); Q(y) and K_0(y) waited
+            for before the turn."""
+            last = x.tiles - 1
+            if 'boundary_no_qwait' not in MUT: yield wait_q(y)
+            yield wait_full(y, "K", 0)
+            yield sync(mine); enter()
+            issue(y, "K", 0)
+            yield wait_full(x, "V", last)
+            issue(x, "V", last, (y.ring + last) % stages if 'boundary_v_ring' in MUT else None)
+            arrive(other)
+            wait_group(1)  # S_0(y) landed
+            release(y, "K", 0)
+            if y.tiles == 1: release(y, "Q")
+            yield lambda: True  # S_0(y)'s exponentials (fresh m, l), x's P V in flight
+            wait_group(0)
+            release(x, "V", last)  # then x's store; y takes over (O = 0, P_0 packed)
+        def tail(x):
+            """The block's last item: its last P V outside the turns."""
+            yield wait_full(x, "V", x.tiles - 1); issue(x, "V", x.tiles - 1)
+            wait_group(0); release(x, "V", x.tiles - 1)
+            in_turn.discard(me)
         if c == 1 and 'no_first_turn' not in MUT: in_turn.discard(me); named[TURN + 0].arrivals.append(me); named[TURN + 0].flip()
-        ring = 0
+        items, ring = [], 0
         for it, tiles in enumerate(k_tiles):
             if it == 0 and c == 1 and tiles1 is not None: tiles = tiles1
-            yield from run_item(it, tiles, 0 if 'ring_reset' in MUT else ring)
+            items.append(Item(it, tiles, 0 if 'ring_reset' in MUT else ring))
             ring += tiles
+        for it, x in enumerate(items):
+            if c == 1 and 'first_turn_per_item' in MUT and it > 0: arrive(TURN + 0)
+            if it == 0: yield from tile0(x)
+            yield from turns(x)
+            if it < last_item: yield from boundary(x, items[it + 1])
+            else: yield from tail(x)
         if c == 0 and 'no_drain' not in MUT:
             nb = named[TURN + 0]; gen = nb.gen
             nb.syncs.append(me); nb.flip()
@@ -740,7 +778,7 @@ NEGATIVE_RING = ["parity_flip", "producer_parity", "empty_count"]
 NEGATIVE_RING6 = ["no_first_turn", "turn_same_id", "arrive_before_pv", "no_drain",
                   "unequal_tiles", "release_k_early", "release_v_early", "v_slot_skew",
                   "parity_flip6", "empty_count6", "ring_reset", "release_q_early",
-                  "first_turn_per_item"]
+                  "first_turn_per_item", "boundary_no_qwait", "boundary_v_ring"]
 NEG_CASES6 = ["300:128:1:6:f16", "513:64:1:6:bf16"]
 NEGATIVE6 = ["mask6_tile", "rescale6_early"]
 NEGATIVE5 = ["p5_swap", "v_kmajor", "v_lbo_sbo", "v_kstep", "q_consumer", "q_panel", "no_mask5",

@@ -2,7 +2,36 @@
  * tensor cores (ping-pong), and each one's softmax of tile j runs under its own P V product of
  * tile j - 1 (intra-warpgroup pipelining); and the kernel is persistent.
  *
- * Persistent (the latest change). The version before it ran one block per q tile of 128
+ * Cross-item pipelining (the latest change; written, not yet measured). Measured before it
+ * (H100, 08_flash_attn/measured/h100_stage6p_vs_sdpa.md): 0.984-0.995x cuDNN at 8 x 16 x 2048,
+ * D = 128, non-causal (641 against 651 TFLOPS), >= 1.01x at N >= 4096. Each item has only 16
+ * key tiles there, and at every item boundary a consumer ran its last P V outside the turns,
+ * stored O, then ran the next item's tile 0 alone (S_0 issued and waited for, its softmax with
+ * nothing of its own under it): about one turn's bubble an item. Now, when a consumer has a next
+ * item, those become ONE boundary turn, shaped like a regular one:
+ *   wait Q(next) full, K_0(next) full (outside the turn); sync TURN(c); issue S_0(next);
+ *   wait V_{T-1}; issue O += P_{T-1} V_{T-1}; arrive TURN(1 - c); wait_group 1 (S_0 landed):
+ *   release K_0(next) [and Q(next) if it has T = 1]; mask S_0(next) (tile 0's test, the next
+ *   item's first query); its exponentials with fresh m', l' (-inf, 0: separate registers, the
+ *   store still needs m, l); wait_group 0: release V_{T-1}; store O and LSE (m, l); then
+ *   m = m', l = l', O = 0, pack P_0(next) (O is 0: the rescale finish(1) did is a no-op).
+ * The block's first item keeps the standalone tile 0, its last item the final P V outside the
+ * turns. The consumers look one item ahead (fa3_cursor, next_item); the producer is unchanged
+ * (the next item's tile j is at ring position ring + T + j, as it already loaded them). The
+ * arithmetic of every item is the same, in the same order (S_0's mask and exponentials, O <- a O,
+ * O += P V tile after tile, the store): only the moments change. The turn counts: the boundary
+ * turn is the next item's tile-0 turn, so each consumer still takes T turns an item, sum(T) in
+ * all, and the argument below holds unchanged (the schedule there now shows the boundary turn).
+ * Seen in the SASS (ptxas 13.0): no spills (184 registers at D = 128, 152 at D = 64); the
+ * boundary's S batch and P V batch back to back, then WARPGROUP.DEPBAR.LE gsb0, 0x1; tile 0's
+ * mask test is a branch on a warpgroup-uniform condition with P V in flight, which ptxas
+ * accepted without a warning (no C7518) or a serialized HGMMA, as three variants of the mask
+ * (none, n, causal) that join before the row maxima. The regular key loop is the same instructions but for its uniform
+ * descriptor moves: ptxas now keeps Q's descriptors apart and copies them into one quad per
+ * HGMMA (523 instructions against 509 at D = 128, 457 against 451 at D = 64, the extra ones
+ * UMOVs on the uniform datapath), which none of three rewrites tried here undid. fragment_check.py's ring6 plays the boundary turn.
+ *
+ * Persistent (the change before). The version before it ran one block per q tile of 128
  * queries: at 8 x 16 x 2048, 2048 blocks of one block an SM, each with only 16 key tiles (1 to
  * 16 when causal). Every block paid, with the SM's tensor cores idle, its prologue (the Q load,
  * the first K load, tile 0's S alone, nothing to overlap it with) and its epilogue (the last
@@ -39,7 +68,8 @@
  *    it, and Q of item it + 1 needs only item it - 1's empty phase, completed by both
  *    consumers in their last turns of that item: no new cycle.
  *  - The softmax, the mask, the store and their arithmetic order are unchanged; the
- *    accumulator, m and l start again at every item as they started at every block.
+ *    accumulator, m and l start again at every item as they started at every block (with
+ *    cross-item pipelining, at the boundary turn: m', l' fresh, O = 0 after the store).
  *
  * What changes from stage 5, and why it is faster (measured before persistence, H100: 1.08-1.18x
  * stage 5, 0.92-1.14x PyTorch's cuDNN backend at N >= 2048;
@@ -97,31 +127,45 @@
  * (the item's), TURN(c) = 1 + c the named barrier it waits on, TURN(1 - c) the one it arrives
  * on, tile j in ring position ring + j, Q in buffer it % 2:
  *   c = 1 only, once a block: arrive TURN(0)  (consumer 0 takes the first turn)
- * for every item:
+ * for the block's first item:
  *   wait Q full
  *   tile 0:  sync TURN(c); wait K_0; issue S_0; arrive TURN(1 - c);
  *            wait_group 0; release K_0; [release Q: T = 1]; mask (if needed); exponentials of S_0;
  *            pack P_0 (O is 0: its rescale is a no-op)
+ * for every item:
  *   tile j = 1 .. T - 1:
  *            wait K_j; sync TURN(c); issue S_j; wait V_{j-1}; issue O += P_{j-1} V_{j-1};
  *            arrive TURN(1 - c); wait_group 1 (S_j done); release K_j;
  *            [j = T - 1: release Q (the item's last S has landed), mask];
  *            exponentials of S_j, alpha; wait_group 0 (P V done); release V_{j-1};
  *            O *= alpha; pack P_j
- *   after:   wait V_{T-1}; issue O += P_{T-1} V_{T-1}; wait_group 0; release V_{T-1}; store
+ *   a next item (T' tiles, ring' = ring + T, Q' in buffer (it + 1) % 2), its tile 0:
+ *            wait Q' full; wait K'_0; sync TURN(c); issue S'_0 (Q', K'_0); wait V_{T-1};
+ *            issue O += P_{T-1} V_{T-1}; arrive TURN(1 - c); wait_group 1 (S'_0 done);
+ *            release K'_0; [release Q': T' = 1]; mask S'_0 (if needed); exponentials of S'_0
+ *            with fresh m', l'; wait_group 0 (P V done); release V_{T-1}; store (m, l);
+ *            m, l = m', l'; O = 0; pack P'_0
+ *   no next item (the block's last):
+ *            wait V_{T-1}; issue O += P_{T-1} V_{T-1}; wait_group 0; release V_{T-1}; store
  *   c = 0 only, once a block, last: sync TURN(0)  (takes consumer 1's last arrival: each
  *                                                  barrier ends with every phase complete)
  * Both consumers walk the same T tiles of each item (T depends on the item, not on the
- * consumer), so each makes T turns an item. With T the sum over the block's items: consumer 0
+ * consumer), so each makes T turns an item: tile 0's (standalone for the block's first item,
+ * the boundary turn for the others) and T - 1 regular ones; the boundary turn replaces a tile-0
+ * turn and adds none, and the last P V it takes in moves from outside the turns into one, so the
+ * counts are those of the version before it. With T the sum over the block's items: consumer 0
  * syncs T + 1 times on TURN(0) and consumer 1 arrives there 1 + T times; consumer 1 syncs T
  * times on TURN(1), consumer 0 arrives there T times. An arrival never runs ahead of its phase:
  * consumer 1's k-th arrival on TURN(0) comes after its k-th sync on TURN(1), which needs
  * consumer 0's k-th arrival there, made after consumer 0's k-th sync on TURN(0) had completed
  * (fragment_check.py plays this, warp by warp, with the mbarrier rings, over several items).
- * A consumer holding its turn waits only on full barriers (V_{j-1}'s, and K_0's at an item's
- * tile 0) of tiles whose slots were freed in earlier iterations (or items) by both consumers,
- * never on the other consumer's turn, and waits on Q (and K_j, j >= 1) only outside its turn:
- * no deadlock.
+ * A consumer holding its turn waits only on full barriers (V_{j-1}'s, V_{T-1}'s in the boundary
+ * turn, and K_0's at the block's first tile 0) of tiles the producer has already issued (it
+ * issues V_{T-1} before the next item's Q and K_0, which the boundary turn waited for before its
+ * sync) into slots both consumers freed in earlier turns, never on the other consumer's turn,
+ * and waits on Q (and K_j, j >= 1, and the next item's K_0) only outside its turn: no deadlock.
+ * The boundary turn's mbarrier phases are the regular ones: K'_0 and Q' are waited at their own
+ * positions (ring + T, item it + 1), V_{T-1} at ring + T - 1, each released once a warp.
  *
  * Everything else is stage 5's (read its opening comment first): the producer warpgroup and
  * its rings of K and V slots with full and empty mbarriers, 3D tensor maps clipped at n, Q and
@@ -134,7 +178,8 @@
  * What to look for: in the SASS, BAR.SYNC and BAR.ARV around the HGMMAs of a turn; in the loop,
  * HGMMA.64x128x16 (S_j) and HGMMA.64xDx16 ... tnspB (P V) issued back to back, then
  * WARPGROUP.DEPBAR.LE gsb0, 0x1; the row maxima, DEPBAR 0x0, then the MUFU.EX2 of the
- * softmax. No LDL/STL, R2UR only before the key loop. The persistent loop adds little: the
+ * softmax. No LDL/STL, R2UR only outside the key loop (before it, and in the next item's
+ * decode before the boundary turn's BAR.SYNC). The persistent loop adds little: the
  * item's decode (an integer division, MUFU.RCP), a few R2UR for Q's buffer, Q's waits and the
  * predicated arrival on Q's empty barrier next to K's. */
 #include <stdlib.h>
@@ -175,13 +220,31 @@ static_assert(BQ == BK, "a block's key tiles all unmasked but its last (causal)"
 static __host__ __device__ __forceinline__ int units_per_pair(int q_tiles, int causal) {
     return causal ? (q_tiles + 1) / 2 : q_tiles;
 }
+/* A place in block b's work list: unit u (b, b + grid, ...), its item i (0, or 1: the second q
+ * tile of a causal unit). The consumers look one item ahead with it (the boundary turn). */
+struct fa3_cursor {
+    int u, i;
+};
+static __device__ __forceinline__ fa3_cursor first_item() { return {(int)blockIdx.x, 0}; }
+static __device__ __forceinline__ fa3_cursor next_item(fa3_cursor x, int q_tiles, int causal) {
+    const int k = x.u % units_per_pair(q_tiles, causal);
+    const int items = causal && 2 * k + 1 < q_tiles ? 2 : 1;
+    return x.i + 1 < items ? fa3_cursor{x.u, x.i + 1} : fa3_cursor{x.u + (int)gridDim.x, 0};
+}
+/* The (pair, q tile) of an item: pair = b * heads + h. */
+static __device__ __forceinline__ void item_at(fa3_cursor x, int q_tiles, int causal, int &pair,
+                                               int &tile) {
+    const int per_pair = units_per_pair(q_tiles, causal);
+    const int k = x.u % per_pair;
+    pair = x.u / per_pair;
+    tile = causal && x.i == 0 ? q_tiles - 1 - k : k;
+}
 template <typename F>
 static __device__ __forceinline__ void for_each_item(int units, int q_tiles, int causal, F &&body) {
-    const int per_pair = units_per_pair(q_tiles, causal);
-    for (int u = blockIdx.x; u < units; u += gridDim.x) {
-        const int pair = u / per_pair, k = u % per_pair; /* pair = b * heads + h */
-        const int items = causal && 2 * k + 1 < q_tiles ? 2 : 1;
-        for (int i = 0; i < items; i++) body(pair, causal && i == 0 ? q_tiles - 1 - k : k);
+    for (fa3_cursor x = first_item(); x.u < units; x = next_item(x, q_tiles, causal)) {
+        int pair, tile;
+        item_at(x, q_tiles, causal, pair, tile);
+        body(pair, tile);
     }
 }
 /* Key tiles of the item whose queries start at q0: the same for both consumers. */
@@ -256,132 +319,205 @@ static __global__ void __launch_bounds__(THREADS, 1)
     const unsigned my_turn = TURN + c, other_turn = TURN + 1 - c;
     const float cexp = scale * LOG2E;
     const bool signals = lane == 0; /* the warp's arrival on an empty barrier */
-    int ring = 0, it = 0;           /* as the producer's */
 
-    /* One work item: stage 6's body for one q tile, on ring positions ring + j. */
-    auto item = [&](int pair, int tile) {
-        const int q0 = tile * BQ, k_tiles = key_tiles(q0, n, causal), b = it % QBUFS;
-        const int first = q0 + 64 * c;                  /* the consumer's first query */
-        const int query = first + 16 * warp + lane / 4; /* the thread's row g; row g + 8 is + 8 */
-        const unsigned q_c = q_s + b * Q_BYTES + 64 * c * 128; /* 64 rows into each Q panel */
-        const unsigned q_full = smem_addr(&qbars.full[b]), q_empty = smem_addr(&qbars.empty[b]);
+    /* One work item as a consumer sees it: its place in the work list, its key tiles on ring
+     * positions ring + j (ring: the tiles the rings carried before it, as the producer counts
+     * them), Q in buffer it % QBUFS. Only these live across the key loop; the rest is derived
+     * where used (kept out of the loop's registers: the loop's SASS stays as it was). */
+    struct item_t {
+        fa3_cursor at;
+        int k_tiles, ring, it;
+    };
+    auto make_item = [&](fa3_cursor at, int ring, int it) {
+        int pair, tile;
+        item_at(at, q_tiles, causal, pair, tile);
+        return item_t{at, key_tiles(tile * BQ, n, causal), ring, it};
+    };
+    auto pair_of = [&](const item_t &x) {
+        int pair, tile;
+        item_at(x.at, q_tiles, causal, pair, tile);
+        return pair;
+    };
+    auto first_of = [&](const item_t &x) { /* the consumer's first query */
+        int pair, tile;
+        item_at(x.at, q_tiles, causal, pair, tile);
+        return tile * BQ + 64 * c;
+    };
+    /* the thread's row g (row g + 8 is + 8) */
+    auto query_of = [&](const item_t &x) { return first_of(x) + 16 * warp + lane / 4; };
+    auto q_full = [&](const item_t &x) { return smem_addr(&qbars.full[x.it % QBUFS]); };
+    auto q_empty = [&](const item_t &x) { return smem_addr(&qbars.empty[x.it % QBUFS]); };
+    auto q_parity = [&](const item_t &x) { return (unsigned)(x.it / QBUFS) & 1; };
 
-        float acc[D / 2], s[BK / 2], m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f},
-                                     alpha[2];
-        unsigned p[BK / 16][4]; /* P of the previous tile: A of its P V */
+    float acc[D / 2], s[BK / 2], m[2], l[2], alpha[2];
+    unsigned p[BK / 16][4]; /* P of the previous tile: A of its P V */
+
+    /* S = Q K_j^T into s (D / 16 k-steps of m64n128k16), O += P V_j (BK / 16 of m64nDk16). */
+    auto issue_s = [&](const item_t &x, int j, bool opaque = false) {
+        const unsigned ks = k_s + ((x.ring + j) % STAGES) * KV_BYTES;
+        unsigned q_c = q_s + (x.it % QBUFS) * Q_BYTES + 64 * c * 128; /* 64 rows into each Q panel */
+        if (opaque) asm("mov.b32 %0, %0;" : "+r"(q_c));
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++)
+            mma_ss<T, BK>(s, desc_kmajor(q_c + (kk / 4) * Q_PANEL + 32 * (kk % 4)),
+                          desc_kmajor(ks + (kk / 4) * KV_PANEL + 32 * (kk % 4)), kk > 0);
+    };
+    auto issue_pv = [&](const item_t &x, int j) {
+        const unsigned vs = v_s + ((x.ring + j) % STAGES) * KV_BYTES;
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; kk++) mma_rs_tb<T, D>(acc, p[kk], desc_v(vs + 2048 * kk));
+    };
+    auto full = [&](unsigned long long *r, const item_t &x, int j) {
+        mbarrier_wait_parity_in_asm(smem_addr(&r[(x.ring + j) % STAGES]),
+                                    ((x.ring + j) / STAGES) & 1);
+    };
+    auto release = [&](unsigned long long *r, const item_t &x, int j, bool also = true) {
+        mbarrier_arrive_if(smem_addr(&r[(x.ring + j) % STAGES]), signals && also);
+    };
+    auto start_item = [&]() { /* O = 0, m = -inf, l = 0 */
 #pragma unroll
         for (int i = 0; i < D / 2; i++) acc[i] = 0.0f;
         wgmma_fence_operands(acc);
-
-        /* S = Q K_j^T into s (D / 16 k-steps of m64n128k16), O += P V_j (BK / 16 of m64nDk16). */
-        auto issue_s = [&](int j) {
-            const unsigned ks = k_s + ((ring + j) % STAGES) * KV_BYTES;
+        m[0] = m[1] = -INFINITY;
+        l[0] = l[1] = 0.0f;
+    };
+    /* Tile 0's mask, under stage 5's test (the consumer's first query). */
+    auto mask0 = [&](const item_t &x) {
+        if (BK > n || (causal && BK - 1 > first_of(x)))
+            attn_mask<BK / 8>(as_n8_tiles(s), 0, query_of(x), n, causal, lane);
+    };
+    auto store = [&](const item_t &x) {
+        attn_store<T, D>(as_n8_tiles(acc), m, l, o + (long)pair_of(x) * n * D, lse + (long)pair_of(x) * n,
+                         query_of(x), n, scale, lane);
+    };
+    /* Tile j - 1 finished once P_{j-2} V_{j-2} has landed (nothing in flight at j = 1): O
+     * brought to tile j - 1's maximum, P_{j-1} packed from s for the next P V. */
+    auto finish = [&](const item_t &x, int j) {
+        wgmma_wait_group<0>();
+        wgmma_fence_operands(acc);
 #pragma unroll
-            for (int kk = 0; kk < D / 16; kk++)
-                mma_ss<T, BK>(s, desc_kmajor(q_c + (kk / 4) * Q_PANEL + 32 * (kk % 4)),
-                              desc_kmajor(ks + (kk / 4) * KV_PANEL + 32 * (kk % 4)), kk > 0);
-        };
-        auto issue_pv = [&](int j) {
-            const unsigned vs = v_s + ((ring + j) % STAGES) * KV_BYTES;
-#pragma unroll
-            for (int kk = 0; kk < BK / 16; kk++)
-                mma_rs_tb<T, D>(acc, p[kk], desc_v(vs + 2048 * kk));
-        };
-        auto full = [&](unsigned long long *r, int j) {
-            mbarrier_wait_parity_in_asm(smem_addr(&r[(ring + j) % STAGES]),
-                                        ((ring + j) / STAGES) & 1);
-        };
-        auto release = [&](unsigned long long *r, int j, bool also = true) {
-            mbarrier_arrive_if(smem_addr(&r[(ring + j) % STAGES]), signals && also);
-        };
-        /* Tile j - 1 finished once P_{j-2} V_{j-2} has landed (nothing in flight at j = 1): O
-         * brought to tile j - 1's maximum, P_{j-1} packed from s for the next P V. */
-        auto finish = [&](int j) {
-            wgmma_wait_group<0>();
-            wgmma_fence_operands(acc);
-#pragma unroll
-            for (int kk = 0; kk < BK / 16; kk++) wgmma_fence_operands(p[kk]);
-            release(bars.v_empty, j - 2, j >= 2);
-            attn_rescale<D / 8>(as_n8_tiles(acc), alpha); /* at j = 1 O is 0 (and alpha 0) */
-            attn_pack_p<T, BK / 8>(as_n8_tiles(s), p);
-        };
-
-        mbarrier_wait_parity_in_asm(q_full, (it / QBUFS) & 1);
-
-        /* Tile 0: S_0 alone in the turn; its exponentials after it lands. */
+        for (int kk = 0; kk < BK / 16; kk++) wgmma_fence_operands(p[kk]);
+        release(bars.v_empty, x, j - 2, j >= 2);
+        attn_rescale<D / 8>(as_n8_tiles(acc), alpha); /* at j = 1 O is 0 (and alpha 0) */
+        attn_pack_p<T, BK / 8>(as_n8_tiles(s), p);
+    };
+    /* Tile j >= 1 in one turn: S_j and P_{j-1} V_{j-1} issued back to back, then the
+     * exponentials of S_j while P V runs. */
+    auto turn = [&](const item_t &x, int j, auto masked) {
+        full(bars.k_full, x, j);
         named_barrier_sync(my_turn, TURN_THREADS);
-        full(bars.k_full, 0);
+        wgmma_fence(); /* O was rescaled and P written by ordinary code */
+        issue_s(x, j);
+        wgmma_commit_group();
+        full(bars.v_full, x, j - 1);
+        wgmma_fence(); /* a fence a batch (CUTLASS's warpgroup_arrive): S_j still runs */
+        issue_pv(x, j - 1);
+        wgmma_commit_group();
+        named_barrier_arrive(other_turn, TURN_THREADS);
+
+        wgmma_wait_group<1>(); /* S_j has landed; P V may still run */
+        wgmma_fence_operands(s);
+        release(bars.k_empty, x, j);
+        if constexpr (decltype(masked)::value) {
+            /* the last tile: Q is free for the producer's next item but one */
+            mbarrier_arrive_if(q_empty(x), signals);
+            attn_mask<BK / 8>(as_n8_tiles(s), j * BK, query_of(x), n, causal, lane);
+        }
+        /* the exponentials in place, in s: neither O nor P, which P V still uses, is written */
+        attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), m, l, alpha, cexp);
+    };
+    /* FlashAttention-3's order: "finish" in the same step, after the exponentials. ptxas moves
+     * its WARPGROUP.DEPBAR (the wait for P V) up to just after the row maxima; putting it across
+     * the loop's branch instead spills at D = 128 and measured slower at D = 64 (the opening
+     * comment). */
+    auto step = [&](const item_t &x, int j, auto masked) {
+        turn(x, j, masked);
+        finish(x, j + 1);
+    };
+    /* The boundary turn: item y's tile 0 and item x's last P V in one turn, S_0(y) issued
+     * first, then P_{T-1} V_{T-1}(x), as a regular turn. S_0(y)'s exponentials run under that
+     * P V, with y's own m and l (x's are still needed by its store); then x's store, and y takes
+     * over: O = 0 (so the rescale that finish(1) would do is a no-op), P_0(y) packed. */
+    auto boundary = [&](const item_t &x, const item_t &y) {
+        const int last = x.k_tiles - 1;
+        mbarrier_wait_parity_in_asm(q_full(y), q_parity(y)); /* outside the turn, as K_0's */
+        full(bars.k_full, y, 0);
+        named_barrier_sync(my_turn, TURN_THREADS);
         wgmma_fence();
-        issue_s(0);
+        issue_s(y, 0, true);
+        wgmma_commit_group();
+        full(bars.v_full, x, last);
+        wgmma_fence();
+        issue_pv(x, last);
+        wgmma_commit_group();
+        named_barrier_arrive(other_turn, TURN_THREADS);
+
+        wgmma_wait_group<1>(); /* S_0(y) has landed; x's P V may still run */
+        wgmma_fence_operands(s);
+        release(bars.k_empty, y, 0);
+        mbarrier_arrive_if(q_empty(y), signals && y.k_tiles == 1); /* y's last S */
+        mask0(y);
+        float my[2] = {-INFINITY, -INFINITY}, ly[2] = {0.0f, 0.0f};
+        attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), my, ly, alpha, cexp);
+
+        wgmma_wait_group<0>(); /* x's last P V has landed */
+        wgmma_fence_operands(acc);
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; kk++) wgmma_fence_operands(p[kk]);
+        release(bars.v_empty, x, last);
+        store(x);
+        start_item();
+        m[0] = my[0], m[1] = my[1];
+        l[0] = ly[0], l[1] = ly[1];
+        attn_pack_p<T, BK / 8>(as_n8_tiles(s), p);
+    };
+
+    /* The turns run on across items (both consumers take T turns in each, the boundary turn
+     * being the next item's tile 0): consumer 1's first arrival and consumer 0's last sync are
+     * the kernel's, once. */
+    if (c == 1) named_barrier_arrive(TURN + 0, TURN_THREADS); /* consumer 0 goes first */
+    if (first_item().u < units) {
+        item_t x = make_item(first_item(), 0, 0);
+        start_item();
+        mbarrier_wait_parity_in_asm(q_full(x), q_parity(x));
+
+        /* The block's first item: tile 0 alone in the turn, its exponentials after it lands. */
+        named_barrier_sync(my_turn, TURN_THREADS);
+        full(bars.k_full, x, 0);
+        wgmma_fence();
+        issue_s(x, 0);
         wgmma_commit_group();
         named_barrier_arrive(other_turn, TURN_THREADS);
         wgmma_wait_group<0>();
         wgmma_fence_operands(s);
-        release(bars.k_empty, 0);
-        mbarrier_arrive_if(q_empty, signals && k_tiles == 1); /* the item's last S */
-        if (BK > n || (causal && BK - 1 > first))
-            attn_mask<BK / 8>(as_n8_tiles(s), 0, query, n, causal, lane);
+        release(bars.k_empty, x, 0);
+        mbarrier_arrive_if(q_empty(x), signals && x.k_tiles == 1); /* the item's last S */
+        mask0(x);
         attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), m, l, alpha, cexp);
+        finish(x, 1); /* P_0 packed (nothing in flight, O = 0) */
 
-        /* Tile j >= 1 in one turn: S_j and P_{j-1} V_{j-1} issued back to back, then the
-         * exponentials of S_j while P V runs. */
-        auto turn = [&](int j, auto masked) {
-            full(bars.k_full, j);
-            named_barrier_sync(my_turn, TURN_THREADS);
-            wgmma_fence(); /* O was rescaled and P written by ordinary code */
-            issue_s(j);
-            wgmma_commit_group();
-            full(bars.v_full, j - 1);
-            wgmma_fence(); /* a fence a batch (CUTLASS's warpgroup_arrive): S_j still runs */
-            issue_pv(j - 1);
-            wgmma_commit_group();
-            named_barrier_arrive(other_turn, TURN_THREADS);
+        for (;;) {
+            for (int j = 1; j < x.k_tiles - 1; j++) step(x, j, std::false_type{});
+            if (x.k_tiles > 1) step(x, x.k_tiles - 1, std::true_type{}); /* the last: masked */
+            const fa3_cursor next = next_item(x.at, q_tiles, causal);
+            if (next.u >= units) break;
+            const item_t y = make_item(next, x.ring + x.k_tiles, x.it + 1);
+            boundary(x, y);
+            x = y;
+        }
 
-            wgmma_wait_group<1>(); /* S_j has landed; P V may still run */
-            wgmma_fence_operands(s);
-            release(bars.k_empty, j);
-            if constexpr (decltype(masked)::value) {
-                /* the last tile: Q is free for the producer's next item but one */
-                mbarrier_arrive_if(q_empty, signals);
-                attn_mask<BK / 8>(as_n8_tiles(s), j * BK, query, n, causal, lane);
-            }
-            /* the exponentials in place, in s: neither O nor P, which P V still uses, is
-             * written */
-            attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), m, l, alpha, cexp);
-        };
-        /* FlashAttention-3's order: "finish" in the same step, after the exponentials. ptxas
-         * moves its WARPGROUP.DEPBAR (the wait for P V) up to just after the row maxima; putting
-         * it across the loop's branch instead spills at D = 128 and measured slower at D = 64
-         * (the opening comment). */
-        auto step = [&](int j, auto masked) {
-            turn(j, masked);
-            finish(j + 1);
-        };
-        finish(1); /* P_0 packed (nothing in flight, O = 0) */
-        for (int j = 1; j < k_tiles - 1; j++) step(j, std::false_type{});
-        if (k_tiles > 1) step(k_tiles - 1, std::true_type{}); /* the last tile: masked */
-
-        /* The last tile's P V, outside the turns: the other consumer (and the producer, with the
-         * next item's Q and first K/V) runs meanwhile. */
-        const int last = k_tiles - 1;
-        full(bars.v_full, last);
+        /* The block's last item: its last P V outside the turns (the other consumer runs
+         * meanwhile). */
+        const int last = x.k_tiles - 1;
+        full(bars.v_full, x, last);
         wgmma_fence();
-        issue_pv(last);
+        issue_pv(x, last);
         wgmma_commit_group();
         wgmma_wait_group<0>();
         wgmma_fence_operands(acc);
-        release(bars.v_empty, last);
-
-        attn_store<T, D>(as_n8_tiles(acc), m, l, o + (long)pair * n * D, lse + (long)pair * n,
-                         query, n, scale, lane);
-        ring += k_tiles;
-        it++;
-    };
-
-    /* The turns run on across items (both consumers take T turns in each): consumer 1's first
-     * arrival and consumer 0's last sync are the kernel's, once. */
-    if (c == 1) named_barrier_arrive(TURN + 0, TURN_THREADS); /* consumer 0 goes first */
-    for_each_item(units, q_tiles, causal, item);
+        release(bars.v_empty, x, last);
+        store(x);
+    }
     if (c == 0) named_barrier_sync(TURN + 0, TURN_THREADS); /* consumer 1's last arrival */
 }
 
