@@ -2,9 +2,13 @@
  * tensor cores (ping-pong), and each one's softmax of tile j runs under its own P V product of
  * tile j - 1 (intra-warpgroup pipelining); and the kernel is persistent.
  *
- * Cross-item pipelining (the latest change; written, not yet measured). Measured before it
- * (H100, 08_flash_attn/measured/h100_stage6p_vs_sdpa.md): 0.984-0.995x cuDNN at 8 x 16 x 2048,
- * D = 128, non-causal (641 against 651 TFLOPS), >= 1.01x at N >= 4096. Each item has only 16
+ * Cross-item pipelining (the latest change). Measured before it (H100,
+ * 08_flash_attn/measured/h100_stage6p_vs_sdpa.md): 0.984-0.995x cuDNN at 8 x 16 x 2048,
+ * D = 128, non-causal (641 against 651 TFLOPS), >= 1.01x at N >= 4096. Measured with it (H100,
+ * two alternating runs, measured/h100_stage6p_ab.md): +1.1% at D = 128 at every N (8 x 16 x 2048:
+ * 634 -> 642 TFLOPS), at D = 64 between -3.4% (8 x 16 x 2048 causal) and +3% (1 x 16 x 16384);
+ * against cuDNN in the same session 1.000x and 1.001x at 8 x 16 x 2048, D = 128, non-causal
+ * (H200: 1.010x and 1.007x; h100_ and h200_stage6x_vs_sdpa.md). Each item has only 16
  * key tiles there, and at every item boundary a consumer ran its last P V outside the turns,
  * stored O, then ran the next item's tile 0 alone (S_0 issued and waited for, its softmax with
  * nothing of its own under it): about one turn's bubble an item. Now, when a consumer has a next
@@ -26,10 +30,11 @@
  * boundary's S batch and P V batch back to back, then WARPGROUP.DEPBAR.LE gsb0, 0x1; tile 0's
  * mask test is a branch on a warpgroup-uniform condition with P V in flight, which ptxas
  * accepted without a warning (no C7518) or a serialized HGMMA, as three variants of the mask
- * (none, n, causal) that join before the row maxima. The regular key loop is the same instructions but for its uniform
- * descriptor moves: ptxas now keeps Q's descriptors apart and copies them into one quad per
- * HGMMA (523 instructions against 509 at D = 128, 457 against 451 at D = 64, the extra ones
- * UMOVs on the uniform datapath), which none of three rewrites tried here undid. fragment_check.py's ring6 plays the boundary turn.
+ * (none, n, causal) that join before the row maxima. The regular key loop is the same
+ * instructions but for its uniform descriptor moves: ptxas now keeps Q's descriptors apart and
+ * copies them into one quad per HGMMA (523 instructions against 509 at D = 128, 457 against 451
+ * at D = 64, the extra ones UMOVs on the uniform datapath), which none of three rewrites tried
+ * here undid. fragment_check.py's ring6 plays the boundary turn.
  *
  * Persistent (the change before). The version before it ran one block per q tile of 128
  * queries: at 8 x 16 x 2048, 2048 blocks of one block an SM, each with only 16 key tiles (1 to
@@ -355,7 +360,8 @@ static __global__ void __launch_bounds__(THREADS, 1)
     /* S = Q K_j^T into s (D / 16 k-steps of m64n128k16), O += P V_j (BK / 16 of m64nDk16). */
     auto issue_s = [&](const item_t &x, int j, bool opaque = false) {
         const unsigned ks = k_s + ((x.ring + j) % STAGES) * KV_BYTES;
-        unsigned q_c = q_s + (x.it % QBUFS) * Q_BYTES + 64 * c * 128; /* 64 rows into each Q panel */
+        /* 64 rows into each Q panel */
+        unsigned q_c = q_s + (x.it % QBUFS) * Q_BYTES + 64 * c * 128;
         if (opaque) asm("mov.b32 %0, %0;" : "+r"(q_c));
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++)
@@ -387,8 +393,8 @@ static __global__ void __launch_bounds__(THREADS, 1)
             attn_mask<BK / 8>(as_n8_tiles(s), 0, query_of(x), n, causal, lane);
     };
     auto store = [&](const item_t &x) {
-        attn_store<T, D>(as_n8_tiles(acc), m, l, o + (long)pair_of(x) * n * D, lse + (long)pair_of(x) * n,
-                         query_of(x), n, scale, lane);
+        attn_store<T, D>(as_n8_tiles(acc), m, l, o + (long)pair_of(x) * n * D,
+                         lse + (long)pair_of(x) * n, query_of(x), n, scale, lane);
     };
     /* Tile j - 1 finished once P_{j-2} V_{j-2} has landed (nothing in flight at j = 1): O
      * brought to tile j - 1's maximum, P_{j-1} packed from s for the next P V. */
