@@ -346,6 +346,19 @@ static inline int gemm06_order_from_env(int deflt) {
     return order;
 }
 
+/* The grouped order's group height from the environment variable `var` (1..64 cluster rows),
+ * read once (one variable per program: chapter 06 GEMM06_GROUP_ROWS, chapter 07
+ * GEMM07_GROUP_ROWS); unset or out of range: `deflt`. For the READMEs' sweeps. */
+static inline int gemm06_group_rows_from_env(const char *var, int deflt) {
+    static int rows = -1;
+    if (rows < 0) {
+        const char *e = getenv(var);
+        const int v = e ? atoi(e) : 0;
+        rows = v >= 1 && v <= 64 ? v : deflt;
+    }
+    return rows;
+}
+
 /* A persistent grid of clusters: the fewest that keep the round count (pairs per cluster) of
  * a grid of every resident one. A cluster computes ceil(pairs / clusters) pairs at most, so
  * launching every cluster that fits (66 on an H100) buys nothing over the fewest that keep that

@@ -277,15 +277,6 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
  * 8 = 16 tile rows = 2048 rows of C, the height stage 5 chose (stages 6 and 7 group 16 pairs,
  * 4096 rows). GEMM06_GROUP_ROWS=n (1..64) overrides it, read once, for the README's sweep. */
 #define FINAL_GROUP_PAIRS 8
-static int group_rows_from_env(void) {
-    static int rows = -1;
-    if (rows < 0) {
-        const char *e = getenv("GEMM06_GROUP_ROWS");
-        const int v = e ? atoi(e) : 0;
-        rows = v >= 1 && v <= 64 ? v : FINAL_GROUP_PAIRS;
-    }
-    return rows;
-}
 
 /* A forced tile, read once from GEMM06_FINAL_TILE (128x256, 128x128 or 64x128; the README's
  * sweep), as rows * 1000 + columns: 0 when unset, -1 when it is none of those. */
@@ -345,7 +336,7 @@ static int launch_final(const T *A, const T *B, T *C, int M, int N, int K, int o
         if (!map_c) return launch_unsupported("%s", err);
     }
     static const CUtensorMap unused = {}; /* passed when the epilogue stores from registers */
-    gemm06_tiles blocks = {(int)rows, (int)cols, order, group_rows_from_env()};
+    gemm06_tiles blocks = {(int)rows, (int)cols, order, gemm06_group_rows_from_env("GEMM06_GROUP_ROWS", FINAL_GROUP_PAIRS)};
     if (gemm06_schedule(&blocks, order, stream) < 0)
         return launch_unsupported("could not upload the Hilbert tile schedule");
     /* clusters along x: blocks 4c .. 4c + 3 (2c, 2c + 1 with 2x1) are cluster c, rank

@@ -305,7 +305,10 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
         map_d = gemm06_store_map_for(D, M, N, err, sizeof err);
         if (!map_d) return launch_unsupported("%s", err);
     }
-    gemm06_tiles pairs = {(int)rows, (int)cols, GEMM06_ORDER_GROUPED, 8};
+    /* grouped order, 8 pair rows a group (chapter 06's height); GEMM07_GROUP_ROWS=n overrides
+     * it (the README's L2 experiment: the height changes how many L2 lookups merge) */
+    gemm06_tiles pairs = {(int)rows, (int)cols, GEMM06_ORDER_GROUPED,
+                          gemm06_group_rows_from_env("GEMM07_GROUP_ROWS", 8)};
     launch_cfg cfg = {dim3(CLUSTER), dim3(S::threads), (size_t)S::smem, CLUSTER, stream};
     static int resident; /* per instantiation */
     if (!resident) resident = launch_resident_clusters((const void *)final07_kernel<BLOCK, CONS, WAVES>, &cfg);
