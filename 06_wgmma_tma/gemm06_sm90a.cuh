@@ -22,6 +22,7 @@
 
 #include "stage.h"
 #include "tensor_map.h"
+#include "launch.cuh"
 #include "ptx/fence.cuh"
 #include "ptx/named_barrier.cuh"
 #include "ptx/smem.cuh"
@@ -357,32 +358,6 @@ static inline int gemm06_group_rows_from_env(const char *var, int deflt) {
         rows = v >= 1 && v <= 64 ? v : deflt;
     }
     return rows;
-}
-
-/* A persistent grid of clusters: the fewest that keep the round count (pairs per cluster) of
- * a grid of every resident one. A cluster computes ceil(pairs / clusters) pairs at most, so
- * launching every cluster that fits (66 on an H100) buys nothing over the fewest that keep that
- * count: at 4096^3 (256 pairs), 64 clusters do 4 pairs each, where 66 would leave 8 of them a
- * round short, idle at the end. And SMs left idle hand their share of the power budget to the
- * others (chapter 06 stage 8: 64 clusters instead of 66 ran 0.5% faster at 4096^3 and 1% at
- * 8192^3 on an H100). */
-static inline long gemm06_balanced_clusters(long pairs, long resident) {
-    const long fit = pairs < resident ? pairs : resident;
-    const long rounds = (pairs + fit - 1) / fit;
-    return (pairs + rounds - 1) / rounds;
-}
-
-/* SMs on this device, asked once: a persistent grid has one block per SM. */
-static inline int gemm06_sms(void) {
-    static int sms;
-    if (!sms) {
-        int dev = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-            sms < 1)
-            sms = 1;
-    }
-    return sms;
 }
 
 #endif

@@ -442,6 +442,26 @@ class MBar:
         if b.arr == b.count and b.tx == 0: b.phase += 1; b.arr = 0
     def passed(b, parity): return (b.phase & 1) != parity
 
+def interleave(rng, actors, flying, readers, tag, full):
+    """Run the actors (generators yielding "may I go on?" conditions) and the copies in flight
+    (kind, slot, tile) in a random order until all are done: each step picks one ready actor,
+    or lands one copy on its full barrier (asserting nobody still reads the slot)."""
+    conds = [lambda: True]*len(actors)
+    done = [False]*len(actors)
+    while not all(done) or flying:
+        ready = [i for i in range(len(actors)) if not done[i] and conds[i]()]
+        choices = ready + (["tma"] if flying else [])
+        assert choices, "deadlock"
+        pick = choices[rng.integers(len(choices))]
+        if pick == "tma":
+            x, st, j = flying.pop(rng.integers(len(flying)))
+            assert not readers[x][st], f"{x} {j} landed in slot {st} being read"
+            tag[x][st] = j
+            full[x][st].complete(1)
+            continue
+        try: conds[pick] = next(actors[pick])
+        except StopIteration: done[pick] = True
+
 def ring5(k_tiles, rng):
     """Stage 5's mbarrier protocol under random interleavings: a producer (K_j, V_j into slot
     j % 2 after waiting on the slot's empty barrier, parity ((j / 2) & 1) ^ 1, then
@@ -478,22 +498,7 @@ def ring5(k_tiles, rng):
                 yield lambda: True  # the wgmmas read the slot
                 readers[x][st].discard(cons)
                 for _ in range(4): empty[x][st].arrive()  # lane 0 of each of the 4 warps
-    actors = [producer(), consumer(0), consumer(1)]
-    conds = [lambda: True]*3
-    done = [False]*3
-    while not all(done) or flying:
-        ready = [i for i in range(3) if not done[i] and conds[i]()]
-        choices = ready + (["tma"] if flying else [])
-        assert choices, "deadlock"
-        pick = choices[rng.integers(len(choices))]
-        if pick == "tma":
-            x, st, j = flying.pop(rng.integers(len(flying)))
-            assert not readers[x][st], f"{x} tile {j} landed in a slot being read"
-            tag[x][st] = j
-            full[x][st].complete(1)
-            continue
-        try: conds[pick] = next(actors[pick])
-        except StopIteration: done[pick] = True
+    interleave(rng, [producer(), consumer(0), consumer(1)], flying, readers, tag, full)
 
 def check_ring5(rng, runs=300):
     bad = 0
@@ -688,22 +693,8 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
             nb = named[TURN + 0]; gen = nb.gen
             nb.syncs.append(me); nb.flip()
             yield lambda: nb.gen > gen
-    actors = [producer()] + [consumer(c, w) for c in range(CONS) for w in range(WARPS)]
-    conds = [lambda: True]*len(actors)
-    done = [False]*len(actors)
-    while not all(done) or flying:
-        ready = [i for i in range(len(actors)) if not done[i] and conds[i]()]
-        choices = ready + (["tma"] if flying else [])
-        assert choices, "deadlock"
-        pick = choices[rng.integers(len(choices))]
-        if pick == "tma":
-            x, st, j = flying.pop(rng.integers(len(flying)))
-            assert not readers[x][st], f"{x} {j} landed in slot {st} being read"
-            tag[x][st] = j
-            full[x][st].complete(1)
-            continue
-        try: conds[pick] = next(actors[pick])
-        except StopIteration: done[pick] = True
+    interleave(rng, [producer()] + [consumer(c, w) for c in range(CONS) for w in range(WARPS)],
+               flying, readers, tag, full)
     for nb in named.values():
         assert nb.count() == 0, f"TURN {nb.id} ends with {nb.count()} warp arrival(s) pending"
 

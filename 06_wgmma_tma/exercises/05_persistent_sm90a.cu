@@ -2,7 +2,7 @@
  * keeps A and B panels in L2. Start from your stage 4.
  *
  * Hints:
- *  - Grid: min(tiles, SMs) blocks (gemm06_sms()). Block b takes tiles b, b + gridDim.x, ...
+ *  - Grid: min(tiles, SMs) blocks (launch_sms()). Block b takes tiles b, b + gridDim.x, ...
  *  - The tile order: pass a gemm06_tiles {tiles_m, tiles_n, order} by value; fill it with
  *    gemm06_schedule(&sched, GEMM06_ORDER_GROUPED, stream) (a Hilbert order needs its table
  *    uploaded, which that call does), and in the kernel get (tm, tn) of the i-th tile with

@@ -130,7 +130,7 @@ extern "C" int STAGE(gemm06_persistent)(const bf16_t *A, const bf16_t *B, bf16_t
     if (gemm06_schedule(&sched, order, stream) < 0)
         return launch_unsupported("could not upload the Hilbert tile schedule");
     const long tiles = tiles_m * tiles_n;
-    const unsigned grid = (unsigned)(tiles < gemm06_sms() ? tiles : gemm06_sms());
+    const unsigned grid = (unsigned)(tiles < launch_sms() ? tiles : launch_sms());
     const launch_cfg cfg = {dim3(grid), dim3(THREADS), (size_t)GEMM06_SMEM_PERSISTENT, 0, stream};
     return launch_kernel(persistent_kernel, cfg, maps->map_a, maps->map_b, C, M, N, K, sched);
 }

@@ -304,13 +304,13 @@ static int cluster_n_from_env(void) {
     return cn;
 }
 
-/* The grid: gemm06_balanced_clusters (measured with 2x1: 64 clusters instead of 66 ran 0.5%
- * faster at 4096^3 and 1% at 8192^3 on an H100). GEMM06_FINAL_CLUSTERS=n launches
+/* The grid: launch_balanced_grid over cluster blocks (measured with 2x1: 64 clusters instead
+ * of 66 ran 0.5% faster at 4096^3 and 1% at 8192^3 on an H100). GEMM06_FINAL_CLUSTERS=n launches
  * min(n, resident) instead. */
 static long balanced_clusters(long blocks, long resident) {
     const char *e = getenv("GEMM06_FINAL_CLUSTERS");
     if (e && atol(e) > 0) return atol(e) < resident ? atol(e) : resident;
-    return gemm06_balanced_clusters(blocks, resident);
+    return launch_balanced_grid(blocks, resident);
 }
 
 template <typename T, int BN, int CONS, int CM, int CN>
@@ -365,7 +365,7 @@ static const final_tile final_tiles[] = {
     {128256, 128, 256, 816}, {128128, 128, 128, 751}, {64128, 64, 128, 505}};
 
 static int pick_tile(int M, int N, int cn) {
-    const long slots = gemm06_sms() / (2 * cn);
+    const long slots = launch_sms() / (2 * cn);
     int best = 0;
     double best_cost = 0;
     for (int t = 0; t < (int)(sizeof final_tiles / sizeof final_tiles[0]); t++) {

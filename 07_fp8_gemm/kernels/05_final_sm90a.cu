@@ -312,7 +312,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     launch_cfg cfg = {dim3(CLUSTER), dim3(S::threads), (size_t)S::smem, CLUSTER, stream};
     static int resident; /* per instantiation */
     if (!resident) resident = launch_resident_clusters((const void *)final07_kernel<BLOCK, CONS, WAVES>, &cfg);
-    if (resident > 0) cfg.grid = dim3((unsigned)(CLUSTER * gemm06_balanced_clusters(rows * cols, resident)));
+    if (resident > 0) cfg.grid = dim3((unsigned)(CLUSTER * launch_balanced_grid(rows * cols, resident)));
     return launch_kernel(final07_kernel<BLOCK, CONS, WAVES>, cfg, maps->map_a, maps->map_b, *map_sa,
                          map_d ? *map_d : unused, D, M, N, K, scale_a, scale_b, pairs,
                          map_d != NULL);
@@ -336,7 +336,7 @@ static int pick_tile(bool block, int M, int N) {
                                          : TILE_BAD;
     }
     if (forced != 4) return forced;
-    const long slots = gemm06_sms() / CLUSTER, cols = blocks_for(N, BN);
+    const long slots = launch_sms() / CLUSTER, cols = blocks_for(N, BN);
     static const int rows[3] = {64, 128, 256};
     static const double rate[2][3] = {{1022, 1323, 1304}, {980, 1208, 1186}};
     int best = TILE_64;

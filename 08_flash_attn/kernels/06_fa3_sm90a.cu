@@ -535,14 +535,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
  * anyway). ATTN_FA3_GRID=n (read once) sets the grid to n blocks, at most one per unit: for a
  * sweep. */
 static long fa3_grid(long units) {
-    static int sms, fixed = -1;
-    if (!sms) {
-        int dev = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-            sms < 1)
-            sms = 1;
-    }
+    static int fixed = -1;
     if (fixed < 0) {
         const char *e = getenv("ATTN_FA3_GRID");
         fixed = e ? atoi(e) : 0;
@@ -550,9 +543,7 @@ static long fa3_grid(long units) {
     }
     if (units < 1) return 1;
     if (fixed > 0) return fixed < units ? fixed : units;
-    const long fit = units < sms ? units : sms;
-    const long rounds = (units + fit - 1) / fit;
-    return (units + rounds - 1) / rounds;
+    return launch_balanced_grid(units, launch_sms());
 }
 
 template <typename T, int D> static int launch(const attn_args *a, cudaStream_t stream) {
