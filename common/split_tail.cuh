@@ -6,7 +6,11 @@
  * 2048 units on 132 SMs take 16 rounds, the time of 2112. Measured on an H100 (chapters 06 and
  * 08): the same work per SM on 132 SMs instead of 128 ran 1.7% (GEMM at 8192^3) and 2.0%
  * (attention at 8 x 16 x 2048) more TFLOPS, not the 3.1% of the SM count: the clock drops as
- * more SMs draw power. (FP8 GEMM, already at the power limit, gained 0.5% or nothing.)
+ * more SMs draw power. (FP8 GEMM, already at the power limit, gained 0.5% or nothing.) That is
+ * the most splitting can win, before its costs: chapter 08's stage 6 with its last round split
+ * this way measured 3% slower at 8 x 16 x 2048 (D = 128) and 10% at 16 x 16 x 1024 (D = 64) on
+ * an H100 (its README, "Splitting the last round": the merge code in its boundary turn alone
+ * cost 3% at D = 64), and was not kept.
  *
  * The fix: the first floor(U / G) rounds stay whole units; the tail's units are cut along their
  * reduction dimension (K tiles of a GEMM, key tiles of attention) into W steps, laid end to end,
@@ -29,27 +33,37 @@
 #include <cuda_runtime.h>
 
 struct split_tail {
-    int workers;    /* G */
-    long long work; /* W: steps in the tail; 0 when nothing is split */
+    int workers; /* G, at most W: every worker's range has a step (split_tail_make) */
+    int work;    /* W: steps in the tail; 0 when nothing is split */
 };
-
-/* Worker b's first step; split_begin(s, G) = W. */
-static __host__ __device__ __forceinline__ long long split_begin(const split_tail &s, int b) {
-    return (long long)b * s.work / s.workers;
+/* G workers for W steps: min(G, W) of them, so that no range is empty (an empty range would
+ * still count among a unit's pieces, and no piece would ever arrive last). Workers from
+ * min(G, W) on have no tail. W must fit an int. */
+static __host__ __device__ __forceinline__ split_tail split_tail_make(int workers, int work) {
+    return {work < workers ? (work > 0 ? work : 1) : workers, work};
 }
-/* The worker whose range holds step x: the largest b with b W / G <= x. */
-static __host__ __device__ __forceinline__ int split_owner(const split_tail &s, long long x) {
-    return (int)(((x + 1) * s.workers - 1) / s.work);
+
+/* Worker b's first step, floor(b W / G) (split_begin(s, G) = W), in 32-bit arithmetic: with
+ * W = q G + r, b W / G = b q + b r / G and b r < G^2. (A 64-bit division is a subroutine call
+ * whose registers a producer warp with 24 or 40 of them does not have: ptxas spills.) */
+static __host__ __device__ __forceinline__ int split_begin(const split_tail &s, int b) {
+    const int q = s.work / s.workers, r = s.work % s.workers;
+    return b * q + b * r / s.workers;
+}
+/* The worker whose range holds step x: the largest b with b W / G <= x, i.e.
+ * floor(((x + 1) G - 1) / W) (64-bit: only a cut piece's store asks). */
+static __host__ __device__ __forceinline__ int split_owner(const split_tail &s, int x) {
+    return (int)(((long long)(x + 1) * s.workers - 1) / s.work);
 }
 /* The slot of worker b's piece of the unit whose steps start at a. */
-static __host__ __device__ __forceinline__ int split_slot(const split_tail &s, int b, long long a) {
+static __host__ __device__ __forceinline__ int split_slot(const split_tail &s, int b, int a) {
     return 2 * b + (split_begin(s, b) < a ? 1 : 0);
 }
 
 /* A cut unit, as one piece sees it: steps [a, a + len) of the tail; this piece is worker b's.
  * pieces(): the workers its steps span; index(): this piece's place among them (0 first). */
 struct split_piece {
-    long long a;
+    int a;
     int len;
     int b;
     __device__ __forceinline__ int first(const split_tail &s) const { return split_owner(s, a); }
