@@ -57,16 +57,17 @@ static __device__ __forceinline__ float (&as_n8_tiles(float (&d)[R]))[R / 4][4] 
 /* ---- the producer side: barriers and loads ------------------------------------------------- */
 
 /* The mbarriers: Q's, and a "full" (the TMA landed) and an "empty" (the consumers handed it
- * back) barrier for every K slot and every V slot. */
-template <int STAGES> struct attn_ring_bars {
-    unsigned long long q_full, k_full[STAGES], v_full[STAGES], k_empty[STAGES], v_empty[STAGES];
+ * back) barrier for every K slot (KS of them) and every V slot (VS; stage 6 at D = 128 has one
+ * V slot more than K slots). */
+template <int KS, int VS = KS> struct attn_ring_bars {
+    unsigned long long q_full, k_full[KS], v_full[VS], k_empty[KS], v_empty[VS];
 };
 
 /* Thread 0, before the block's __syncthreads(): the maps prefetched, the barriers initialized
  * (a full barrier waits for the producer's one arrive.expect_tx; an empty one for one arrival
  * per consumer warp), the inits made visible to the TMA unit. */
-template <int STAGES>
-static __device__ __forceinline__ void attn_ring_init(attn_ring_bars<STAGES> &b,
+template <int KS, int VS>
+static __device__ __forceinline__ void attn_ring_init(attn_ring_bars<KS, VS> &b,
                                                       const CUtensorMap *mq, const CUtensorMap *mk,
                                                       const CUtensorMap *mv,
                                                       unsigned consumer_warps) {
@@ -74,10 +75,12 @@ static __device__ __forceinline__ void attn_ring_init(attn_ring_bars<STAGES> &b,
     tma_prefetch_map(mk);
     tma_prefetch_map(mv);
     mbarrier_init(smem_addr(&b.q_full), 1);
-    for (int s = 0; s < STAGES; s++) {
+    for (int s = 0; s < KS; s++) {
         mbarrier_init(smem_addr(&b.k_full[s]), 1);
-        mbarrier_init(smem_addr(&b.v_full[s]), 1);
         mbarrier_init(smem_addr(&b.k_empty[s]), consumer_warps);
+    }
+    for (int s = 0; s < VS; s++) {
+        mbarrier_init(smem_addr(&b.v_full[s]), 1);
         mbarrier_init(smem_addr(&b.v_empty[s]), consumer_warps);
     }
     fence_proxy_async_shared();
@@ -103,8 +106,8 @@ static __device__ __forceinline__ void attn_load_q(const CUtensorMap *mq, unsign
         tma_load_3d(q_s + p * Q_PANEL, mq, qb, ATTN_PANEL_COLS * p, q0, pair);
 }
 
-template <int STAGES, int D>
-static __device__ __forceinline__ void attn_load_kv(attn_ring_bars<STAGES> &b,
+template <int KS, int D, int VS = KS>
+static __device__ __forceinline__ void attn_load_kv(attn_ring_bars<KS, VS> &b,
                                                     const CUtensorMap *mk, const CUtensorMap *mv,
                                                     unsigned k_s, unsigned v_s, int pair,
                                                     int k_tiles, int ring0) {
@@ -112,10 +115,10 @@ static __device__ __forceinline__ void attn_load_kv(attn_ring_bars<STAGES> &b,
     constexpr unsigned KV_PANEL = ATTN_WGMMA_BK * 128;
     constexpr unsigned KV_BYTES = PANELS * KV_PANEL;
     auto load = [&](const CUtensorMap *map, unsigned ring, unsigned long long *full,
-                    unsigned long long *empty, int j) {
-        const int r = ring0 + j, s = r % STAGES;
+                    unsigned long long *empty, int stages, int j) {
+        const int r = ring0 + j, s = r % stages;
         const unsigned bar = smem_addr(&full[s]);
-        mbarrier_wait_parity(smem_addr(&empty[s]), ((r / STAGES) & 1) ^ 1);
+        mbarrier_wait_parity(smem_addr(&empty[s]), ((r / stages) & 1) ^ 1);
         mbarrier_arrive_expect_tx(bar, KV_BYTES);
 #pragma unroll
         for (int p = 0; p < PANELS; p++)
@@ -123,8 +126,8 @@ static __device__ __forceinline__ void attn_load_kv(attn_ring_bars<STAGES> &b,
                         j * ATTN_WGMMA_BK, pair);
     };
     for (int j = 0; j < k_tiles; j++) {
-        load(mk, k_s, b.k_full, b.k_empty, j);
-        load(mv, v_s, b.v_full, b.v_empty, j);
+        load(mk, k_s, b.k_full, b.k_empty, KS, j);
+        load(mv, v_s, b.v_full, b.v_empty, VS, j);
     }
 }
 

@@ -510,6 +510,7 @@ def check_ring5(rng, runs=300):
     return bad
 
 def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
+    stages = stages if isinstance(stages, dict) else {"K": stages, "V": stages}
     """Stage 6's protocol under random interleavings, warp by warp, over a persistent block's
     items (k_tiles: the key tile count of each item, in order): the producer (per item: wait on
     Q buffer it % qbufs's empty barrier, parity ((it / qbufs) & 1) ^ 1, load Q, then the item's
@@ -551,8 +552,8 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
     if isinstance(k_tiles, int): k_tiles = [k_tiles]
     TURN, CONS, WARPS = 1, 2, 4
     empty_count = 4 if 'empty_count6' in MUT else CONS*WARPS
-    full = {x: [MBar(1) for _ in range(stages)] for x in "KV"}
-    empty = {x: [MBar(empty_count) for _ in range(stages)] for x in "KV"}
+    full = {x: [MBar(1) for _ in range(stages[x])] for x in "KV"}
+    empty = {x: [MBar(empty_count) for _ in range(stages[x])] for x in "KV"}
     full["Q"] = [MBar(1) for _ in range(qbufs)]
     empty["Q"] = [MBar(CONS*WARPS) for _ in range(qbufs)]
     tag = {x: [None]*len(full[x]) for x in "KVQ"}
@@ -570,9 +571,9 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
             full["Q"][b].arrive(tx=1); flying.append(("Q", b, it))
             for j in range(tiles):
                 r = 0 if 'ring_reset' in MUT else ring
-                st = (r + j) % stages
                 for x in "KV":
-                    yield lambda x=x, st=st, r=r, j=j: empty[x][st].passed((((r + j)//stages) & 1) ^ 1)
+                    st, ns = (r + j) % stages[x], stages[x]
+                    yield lambda x=x, st=st, r=r, j=j, ns=ns: empty[x][st].passed((((r + j)//ns) & 1) ^ 1)
                     assert not readers[x][st], f"{x} tile {j} issued into slot {st} being read"
                     full[x][st].arrive(tx=1)
                     flying.append((x, st, (it, j)))
@@ -585,13 +586,13 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
             def __init__(x, it, tiles, ring):
                 x.it, x.tiles, x.ring, x.b = it, tiles, ring, it % qbufs
         def wait_full(x, kind, j):
-            st = (x.ring + j) % stages
-            par = (((x.ring + j)//stages) & 1) ^ (1 if 'parity_flip6' in MUT else 0)
+            st = (x.ring + j) % stages[kind]
+            par = (((x.ring + j)//stages[kind]) & 1) ^ (1 if 'parity_flip6' in MUT else 0)
             return lambda: full[kind][st].passed(par)
         def wait_q(x):
             return lambda: full["Q"][x.b].passed((x.it//qbufs) & 1)
         def issue(x, kind, j, st=None):
-            st = (x.ring + j) % stages if st is None else st
+            st = (x.ring + j) % stages[kind] if st is None else st
             assert me in in_turn or kind == "V" and j == x.tiles - 1 and x.it == last_item, \
                 f"consumer {c} warp {w} issued {kind} tile {j} of item {x.it} outside its turn"
             assert tag[kind][st] == (x.it, j), \
@@ -608,7 +609,7 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
             while len(groups) > n:
                 for kind, st in groups.pop(0): readers[kind][st].discard(me)
         def release(x, kind, j=None):
-            st = x.b if kind == "Q" else (x.ring + j) % stages
+            st = x.b if kind == "Q" else (x.ring + j) % stages[kind]
             assert me not in readers[kind][st], f"consumer {c} warp {w} freed {kind} slot {st} while reading it"
             phase = empty[kind][st].phase
             empty[kind][st].arrive()  # lane 0 of the warp
@@ -644,7 +645,7 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
                 issue(x, "K", j)
                 if 'arrive_before_pv' in MUT: arrive(other)
                 yield wait_full(x, "V", j - 1)
-                issue(x, "V", j - 1, (x.ring + j) % stages if 'v_slot_skew' in MUT else None)
+                issue(x, "V", j - 1, (x.ring + j) % stages["V"] if 'v_slot_skew' in MUT else None)
                 if 'arrive_before_pv' not in MUT: arrive(other)
                 if 'release_k_early' in MUT: release(x, "K", j)
                 if 'release_q_early' in MUT and j == x.tiles - 1: release(x, "Q")
@@ -664,7 +665,7 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
             yield sync(mine); enter()
             issue(y, "K", 0)
             yield wait_full(x, "V", last)
-            issue(x, "V", last, (y.ring + last) % stages if 'boundary_v_ring' in MUT else None)
+            issue(x, "V", last, (y.ring + last) % stages["V"] if 'boundary_v_ring' in MUT else None)
             arrive(other)
             wait_group(1)  # S_0(y) landed
             release(y, "K", 0)
@@ -700,10 +701,12 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
 
 def check_ring6(rng, runs=300):
     """Half the runs one item (a block of the non-persistent kernel), half a persistent block's
-    2-4 items of 1-7 key tiles each; 2 and 3 slots, 1 and 2 Q buffers."""
+    2-4 items of 1-7 key tiles each; K and V rings of 2 and 2, 3 and 3 (D = 64) and 2 and 3
+    slots (D = 128), 1 and 2 Q buffers."""
     bad = 0
     for r in range(runs):
-        stages, qbufs = 2 + r % 2, 1 + (r // 2) % 2
+        ks, vs = [(2, 2), (3, 3), (2, 3)][r % 3]
+        stages, qbufs = {"K": ks, "V": vs}, 1 + (r // 3) % 2
         items = 1 if r % 4 < 2 else int(rng.integers(2, 5))
         k_tiles = [int(rng.integers(1, 8)) for _ in range(items)]
         tiles1 = k_tiles[0] + 1 if 'unequal_tiles' in MUT else None
@@ -818,7 +821,7 @@ def main(cases):
                 (check_ring5, "stage 5 mbarriers): 300 random interleavings of 1-6 key tiles",
                  NEGATIVE_RING),
                 (check_ring6, "stage 6 turns and mbarriers): 300 random interleavings of 8 "
-                 "consumer warps, 1-4 items of 1-7 key tiles, 2 and 3 slots, 1 and 2 Q buffers", NEGATIVE_RING6)]:
+                 "consumer warps, 1-4 items of 1-7 key tiles, K and V rings of 2+2, 3+3 and 2+3 slots, 1 and 2 Q buffers", NEGATIVE_RING6)]:
             rb = ring(rng)
             print(f"{'PASS' if rb == 0 else 'FAIL'} ring ({what}, {rb} failure(s)")
             bad += rb

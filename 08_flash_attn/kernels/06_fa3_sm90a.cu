@@ -57,9 +57,9 @@
  *    8 x 16 x 2048, D = 128: no reuse in L2); not causal, a unit is one q tile. A pair's units
  *    are consecutive, so the blocks in flight share a few pairs' K and V in L2, as before.
  *  - Barriers across items. The K/V rings' positions run on from item to item (`ring` counts
- *    the tiles carried before: slot (ring + j) % STAGES, parity ((ring + j) / STAGES) & 1), as
+ *    the tiles carried before: slot (ring + j) % S, parity ((ring + j) / S) & 1, S its slots), as
  *    if the items were one long sequence of key tiles; nothing is reset. Q has two buffers
- *    (193 KiB at D = 128, 129 KiB at D = 64), item it in buffer it % 2, each with a full
+ *    (225 KiB in all at D = 128, 129 KiB at D = 64), item it in buffer it % 2, each with a full
  *    barrier (the producer's arrive.expect_tx, the TMA's bytes) and an empty one (one arrival
  *    per consumer warp, 8, once the item's last S has landed: Q is read by S alone), both at
  *    parity (it / 2) & 1, the producer's wait on empty flipped (it passes at once in round 0).
@@ -123,10 +123,13 @@
  *    "tiles 1 .. T - 2 unmasked" then "tile T - 1 masked", the same body instantiated twice
  *    (a compile-time flag); tile 0, whose product is waited for before its softmax, masks
  *    under stage 5's test.
- *  - At D = 64 the K/V ring has 3 slots (a tile is 16 KiB there): the producer runs a tile
- *    further ahead (4 slots measured the same). At D = 128 it stays at 2: with one Q buffer
- *    3 slots would have fitted (225 of the 227 KiB a block may have; never measured), with the
- *    persistent kernel's two Q buffers they would take 257 KiB.
+ *  - At D = 64 the K and V rings have 3 slots each (a tile is 16 KiB there): the producer runs
+ *    a tile further ahead (4 slots measured the same). At D = 128, beside two Q buffers, 3 + 3
+ *    would take 257 KiB: K has 2 slots and V 3 (225 of the 227 KiB a block may have). V gets
+ *    the third because a consumer waits for V_{j-1} inside its turn (after S_j's issue),
+ *    holding the tensor cores, and for K_j outside it. Measured (H100, A/B in one session):
+ *    +0.5% at 8 x 16 x 2048 and +1% at 16 x 16 x 1024 against 2 + 2; the third slot to K
+ *    instead (K loaded a tile ahead of V): no change; one Q buffer and 3 + 3: -3%.
  *
  * The schedule of consumer c (rows 64 c .. 64 c + 63 of the item's 128 queries), T key tiles
  * (the item's), TURN(c) = 1 + c the named barrier it waits on, TURN(1 - c) the one it arrives
@@ -271,15 +274,15 @@ static __global__ void __launch_bounds__(THREADS, 1)
                     const __grid_constant__ CUtensorMap map_v, T *__restrict__ o,
                     float *__restrict__ lse, int n, int q_tiles, int units, float scale,
                     int causal) {
-    constexpr int STAGES = ATTN_FA3_STAGES(D);
+    constexpr int KS = ATTN_FA3_K_STAGES(D), VS = ATTN_FA3_V_STAGES(D);
     constexpr int PANELS = D / ATTN_PANEL_COLS;
     constexpr unsigned Q_PANEL = BQ * 128, KV_PANEL = BK * 128;
     constexpr unsigned Q_BYTES = PANELS * Q_PANEL, KV_BYTES = PANELS * KV_PANEL;
     extern __shared__ __align__(128) unsigned char smem[];
-    __shared__ __align__(8) attn_ring_bars<STAGES> bars;
+    __shared__ __align__(8) attn_ring_bars<KS, VS> bars;
     __shared__ __align__(8) fa3_q_bars qbars;
     const unsigned q_s = (smem_addr(smem) + 1023u) & ~1023u; /* the swizzle's period */
-    const unsigned k_s = q_s + QBUFS * Q_BYTES, v_s = k_s + STAGES * KV_BYTES;
+    const unsigned k_s = q_s + QBUFS * Q_BYTES, v_s = k_s + KS * KV_BYTES;
     const int wg = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0); /* uniform registers */
 
     if (threadIdx.x == 0) {
@@ -305,7 +308,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
                  * round 0) */
                 mbarrier_wait_parity(smem_addr(&qbars.empty[b]), ((it / QBUFS) & 1) ^ 1);
                 attn_load_q<D>(&map_q, q_s + b * Q_BYTES, smem_addr(&qbars.full[b]), q0, pair);
-                attn_load_kv<STAGES, D>(bars, &map_k, &map_v, k_s, v_s, pair, k_tiles, ring);
+                attn_load_kv<KS, D, VS>(bars, &map_k, &map_v, k_s, v_s, pair, k_tiles, ring);
                 ring += k_tiles;
                 it++;
             });
@@ -359,7 +362,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
 
     /* S = Q K_j^T into s (D / 16 k-steps of m64n128k16), O += P V_j (BK / 16 of m64nDk16). */
     auto issue_s = [&](const item_t &x, int j, bool opaque = false) {
-        const unsigned ks = k_s + ((x.ring + j) % STAGES) * KV_BYTES;
+        const unsigned ks = k_s + ((x.ring + j) % KS) * KV_BYTES;
         /* 64 rows into each Q panel */
         unsigned q_c = q_s + (x.it % QBUFS) * Q_BYTES + 64 * c * 128;
         if (opaque) asm("mov.b32 %0, %0;" : "+r"(q_c));
@@ -369,16 +372,18 @@ static __global__ void __launch_bounds__(THREADS, 1)
                           desc_kmajor(ks + (kk / 4) * KV_PANEL + 32 * (kk % 4)), kk > 0);
     };
     auto issue_pv = [&](const item_t &x, int j) {
-        const unsigned vs = v_s + ((x.ring + j) % STAGES) * KV_BYTES;
+        const unsigned vs = v_s + ((x.ring + j) % VS) * KV_BYTES;
 #pragma unroll
         for (int kk = 0; kk < BK / 16; kk++) mma_rs_tb<T, D>(acc, p[kk], desc_v(vs + 2048 * kk));
     };
-    auto full = [&](unsigned long long *r, const item_t &x, int j) {
-        mbarrier_wait_parity_in_asm(smem_addr(&r[(x.ring + j) % STAGES]),
-                                    ((x.ring + j) / STAGES) & 1);
+    /* a ring of `stages` slots: K's (KS) or V's (VS) */
+    auto full = [&](unsigned long long *r, int stages, const item_t &x, int j) {
+        mbarrier_wait_parity_in_asm(smem_addr(&r[(x.ring + j) % stages]),
+                                    ((x.ring + j) / stages) & 1);
     };
-    auto release = [&](unsigned long long *r, const item_t &x, int j, bool also = true) {
-        mbarrier_arrive_if(smem_addr(&r[(x.ring + j) % STAGES]), signals && also);
+    auto release = [&](unsigned long long *r, int stages, const item_t &x, int j,
+                       bool also = true) {
+        mbarrier_arrive_if(smem_addr(&r[(x.ring + j) % stages]), signals && also);
     };
     auto start_item = [&]() { /* O = 0, m = -inf, l = 0 */
 #pragma unroll
@@ -403,19 +408,19 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_fence_operands(acc);
 #pragma unroll
         for (int kk = 0; kk < BK / 16; kk++) wgmma_fence_operands(p[kk]);
-        release(bars.v_empty, x, j - 2, j >= 2);
+        release(bars.v_empty, VS, x, j - 2, j >= 2);
         attn_rescale<D / 8>(as_n8_tiles(acc), alpha); /* at j = 1 O is 0 (and alpha 0) */
         attn_pack_p<T, BK / 8>(as_n8_tiles(s), p);
     };
     /* Tile j >= 1 in one turn: S_j and P_{j-1} V_{j-1} issued back to back, then the
      * exponentials of S_j while P V runs. */
     auto turn = [&](const item_t &x, int j, auto masked) {
-        full(bars.k_full, x, j);
+        full(bars.k_full, KS, x, j);
         named_barrier_sync(my_turn, TURN_THREADS);
         wgmma_fence(); /* O was rescaled and P written by ordinary code */
         issue_s(x, j);
         wgmma_commit_group();
-        full(bars.v_full, x, j - 1);
+        full(bars.v_full, VS, x, j - 1);
         wgmma_fence(); /* a fence a batch (CUTLASS's warpgroup_arrive): S_j still runs */
         issue_pv(x, j - 1);
         wgmma_commit_group();
@@ -423,7 +428,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
 
         wgmma_wait_group<1>(); /* S_j has landed; P V may still run */
         wgmma_fence_operands(s);
-        release(bars.k_empty, x, j);
+        release(bars.k_empty, KS, x, j);
         if constexpr (decltype(masked)::value) {
             /* the last tile: Q is free for the producer's next item but one */
             mbarrier_arrive_if(q_empty(x), signals);
@@ -447,12 +452,12 @@ static __global__ void __launch_bounds__(THREADS, 1)
     auto boundary = [&](const item_t &x, const item_t &y) {
         const int last = x.k_tiles - 1;
         mbarrier_wait_parity_in_asm(q_full(y), q_parity(y)); /* outside the turn, as K_0's */
-        full(bars.k_full, y, 0);
+        full(bars.k_full, KS, y, 0);
         named_barrier_sync(my_turn, TURN_THREADS);
         wgmma_fence();
         issue_s(y, 0, true);
         wgmma_commit_group();
-        full(bars.v_full, x, last);
+        full(bars.v_full, VS, x, last);
         wgmma_fence();
         issue_pv(x, last);
         wgmma_commit_group();
@@ -460,7 +465,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
 
         wgmma_wait_group<1>(); /* S_0(y) has landed; x's P V may still run */
         wgmma_fence_operands(s);
-        release(bars.k_empty, y, 0);
+        release(bars.k_empty, KS, y, 0);
         mbarrier_arrive_if(q_empty(y), signals && y.k_tiles == 1); /* y's last S */
         mask0(y);
         float my[2] = {-INFINITY, -INFINITY}, ly[2] = {0.0f, 0.0f};
@@ -470,7 +475,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_fence_operands(acc);
 #pragma unroll
         for (int kk = 0; kk < BK / 16; kk++) wgmma_fence_operands(p[kk]);
-        release(bars.v_empty, x, last);
+        release(bars.v_empty, VS, x, last);
         store(x);
         start_item();
         m[0] = my[0], m[1] = my[1];
@@ -489,14 +494,14 @@ static __global__ void __launch_bounds__(THREADS, 1)
 
         /* The block's first item: tile 0 alone in the turn, its exponentials after it lands. */
         named_barrier_sync(my_turn, TURN_THREADS);
-        full(bars.k_full, x, 0);
+        full(bars.k_full, KS, x, 0);
         wgmma_fence();
         issue_s(x, 0);
         wgmma_commit_group();
         named_barrier_arrive(other_turn, TURN_THREADS);
         wgmma_wait_group<0>();
         wgmma_fence_operands(s);
-        release(bars.k_empty, x, 0);
+        release(bars.k_empty, KS, x, 0);
         mbarrier_arrive_if(q_empty(x), signals && x.k_tiles == 1); /* the item's last S */
         mask0(x);
         attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), m, l, alpha, cexp);
@@ -515,13 +520,13 @@ static __global__ void __launch_bounds__(THREADS, 1)
         /* The block's last item: its last P V outside the turns (the other consumer runs
          * meanwhile). */
         const int last = x.k_tiles - 1;
-        full(bars.v_full, x, last);
+        full(bars.v_full, VS, x, last);
         wgmma_fence();
         issue_pv(x, last);
         wgmma_commit_group();
         wgmma_wait_group<0>();
         wgmma_fence_operands(acc);
-        release(bars.v_empty, x, last);
+        release(bars.v_empty, VS, x, last);
         store(x);
     }
     if (c == 0) named_barrier_sync(TURN + 0, TURN_THREADS); /* consumer 1's last arrival */
