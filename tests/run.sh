@@ -328,14 +328,10 @@ done
 # configuration forced (its environment variable), so that every configuration meets the odd
 # shapes, not only the one the rule picks there: chapter, kernels, variable, values. The
 # variable may follow settings that hold for the whole line, comma-separated NAME=VALUE
-# (06's 2x2 clusters: each tile forced again with GEMM06_FINAL_CLUSTER=2x2; 06's split of the
-# last round, forced on a grid of 3 clusters so that the test shapes cut blocks into 2 and 3+
-# pieces).
-split06="GEMM06_FINAL_SPLIT=1,GEMM06_FINAL_CLUSTERS=3"
+# (06's 2x2 clusters: each tile forced again with GEMM06_FINAL_CLUSTER=2x2).
 forced_configs=(
     "06_wgmma_tma final GEMM06_FINAL_TILE 128x256 128x128 64x128"
     "06_wgmma_tma final GEMM06_FINAL_CLUSTER=2x2,GEMM06_FINAL_TILE 128x256 128x128 64x128"
-    "06_wgmma_tma final $split06,GEMM06_FINAL_TILE 128x256 128x128 64x128"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE 256x128 128x128 64x128"
 )
 for line in "${forced_configs[@]}"; do

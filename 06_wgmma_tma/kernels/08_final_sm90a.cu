@@ -25,22 +25,6 @@
  *  - A balanced grid: the fewest clusters that keep the number of rounds (pairs per cluster)
  *    of a grid of every resident cluster; 64 instead of 66 at 4096^3 and 8192^3
  *    (balanced_clusters).
- *  - The last round split across every cluster (stream-K for the tail, common/split_tail.cuh).
- *    At 8192^3 the 1024 pairs of 128 x 256 tiles fill 16 rounds of 64 clusters, while 66 fit:
- *    4 SMs idle all along. Measured (H100): the same work per SM on 132 SMs instead of 128
- *    runs 1.7% more TFLOPS, not the 3.1% of the SM count (the clock drops as more SMs draw
- *    power), and that is the ceiling of what follows. Now every resident cluster (G = 66)
- *    runs the whole rounds, 15 of them (blocks c, c + G, ...), and the 34 pairs left, 34 x 128
- *    K tiles laid end to end, are cut into 66 equal runs of K tiles, one per cluster: about 15.5
- *    rounds of work on 66 clusters instead of 16 on 64. A pair cut between clusters is a
- *    set of pieces; each consumer warp of a piece writes its fp32 fragment to a workspace and
- *    counts itself on a counter, and the warp that comes last adds the pieces up in piece
- *    order (the same bits whichever came last) and stores. Only when it helps: with at least
- *    one whole round and a tail (final_split_workers); GEMM06_FINAL_SPLIT=0 never splits, 1
- *    splits whenever the launched clusters leave a tail (the tests: 3 clusters). The K loop
- *    is the same; the cost is in the tail: the partials' round trip through L2 and the last
- *    piece's stores from registers (store_fragment) instead of TMA. Gain at 8192^3: to be
- *    measured (README, "Splitting the last round").
  *  - Any M and N. TMA already clips loads (zero fill) and stores (boxes cut at the edges) for
  *    any M and N; what it cannot do is a tensor whose rows are not a multiple of 16 bytes
  *    apart. So when N % 8 != 0 the epilogue stores the fragment from registers with bounds
@@ -72,7 +56,6 @@
 #include "gemm06.h"
 #include "gemm06_sm90a.cuh"
 #include "launch.cuh"
-#include "split_tail.cuh"
 #include "ptx/cluster.cuh"
 #include "ptx/fence.cuh"
 #include "ptx/mbarrier.cuh"
@@ -132,101 +115,6 @@ template <int BM, int BN, int CM, int CN> struct final_cluster {
     static_assert(size <= 8, "a portable cluster; the multicast mask has a bit per rank");
 };
 
-/* The split of the last round (split_tail.cuh; the launcher's final_split_workers): the workers are
- * the clusters (G of them), the units the cluster blocks. Blocks 0 .. whole - 1 are whole rounds,
- * block c + i G for cluster c as before; the tail, blocks whole .. n_blocks - 1, is
- * tail.work = (n_blocks - whole) k_tiles steps, block-major (step x is K tile x % k_tiles of
- * tail block x / k_tiles), and cluster c takes steps [split_begin(c), split_begin(c + 1)).
- * Without a split: whole = n_blocks, tail.work = 0. A cut block's partial sums go to the
- * workspace: per slot (split_piece::slot), per CTA rank, consumer, warp and lane, BN / 2 floats;
- * one counter per (counter slot, rank, consumer, warp). */
-struct final_split {
-    split_tail tail; /* workers: the clusters launched */
-    int whole;       /* blocks in whole rounds */
-    float *partials;
-    int *counters;
-};
-
-/* The pieces one cluster computes, in order: piece i is block `block`, K tiles [t0, t1). The
- * producer and the consumers walk the same list (so do both CTAs of the cluster: the multicast
- * needs it):
- *   const final_walk w(split, cluster, clusters, k_tiles);
- *   for (int i = 0; i < w.count; i++) { const final_piece p = w.at(i); ... }
- * A count and a lookup rather than a cursor carried from piece to piece: ptxas then sees a loop
- * of uniform trip count, as before the split, and keeps the K loop's counters in uniform
- * registers (with a cursor it moved them to per-thread ones: 9 more instructions in the K loop
- * of the 128 x 256 tile). */
-struct final_piece {
-    int block, t0, t1;
-    int tail_block; /* block - whole: the split's unit (cut pieces only) */
-};
-struct final_walk {
-    int c, clusters, k_tiles, whole;
-    int rounds;          /* whole blocks: c, c + clusters, ... below whole */
-    long long begin, end; /* this cluster's steps of the tail */
-    int first;           /* the tail block of step `begin` */
-    int count;           /* pieces in all */
-    __device__ __forceinline__ final_walk(const final_split &s, int c_, int clusters_,
-                                          int k_tiles_)
-        : c(c_), clusters(clusters_), k_tiles(k_tiles_), whole(s.whole),
-          rounds(s.whole > c_ ? (s.whole - c_ + clusters_ - 1) / clusters_ : 0),
-          begin(split_begin(s.tail, c_)), end(split_begin(s.tail, c_ + 1)),
-          first(s.tail.work ? (int)(begin / k_tiles_) : 0),
-          count(rounds + (end > begin ? (int)((end - 1) / k_tiles_) - first + 1 : 0)) {}
-    __device__ __forceinline__ final_piece at(int i) const {
-        if (i < rounds) return final_piece{c + i * clusters, 0, k_tiles, 0};
-        const int u = first + (i - rounds); /* the tail block */
-        const long long a = (long long)u * k_tiles;
-        const int t0 = begin > a ? (int)(begin - a) : 0;
-        const int t1 = end < a + k_tiles ? (int)(end - a) : k_tiles;
-        return final_piece{whole + u, t0, t1, u};
-    }
-};
-
-/* A consumer warp's piece of a cut block, in and out of the workspace. `base` is the lane's place
- * in slot 0: ((rank * CONS + consumer) * 4 + warp) * 32 + lane, times BN / 2 floats; a slot
- * holds `slot_floats`. put() writes the fragment d as float4s; sum() makes
- * d the sum of the block's pieces 0, 1, ... in that order, element by element, taking the
- * registers for this warp's own piece and the workspace (through L2) for the others, so that
- * the bits do not depend on which piece came last. CH float4s of each piece at a time: loads in
- * flight without a second fragment of registers. */
-template <int BN> struct final_partial {
-    static constexpr int CH = 4;
-    static_assert((BN / 8) % CH == 0, "whole chunks");
-    float *base; /* partials + me */
-    size_t slot_floats;
-    __device__ __forceinline__ void put(const float (&d)[BN / 2], int slot) const {
-        float4 *dst = (float4 *)(base + slot * slot_floats);
-#pragma unroll
-        for (int q = 0; q < BN / 8; q++)
-            dst[q] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
-    }
-    __device__ __forceinline__ void sum(float (&d)[BN / 2], const split_tail &s,
-                                        const split_piece &w) const {
-        const int pieces = w.pieces(s), own = w.index(s);
-#pragma unroll
-        for (int q0 = 0; q0 < BN / 8; q0 += CH) {
-            float acc[4 * CH];
-            for (int i = 0; i < pieces; i++) {
-                const float4 *src = (const float4 *)(base + w.slot(s, i) * slot_floats) + q0;
-                float v[4 * CH];
-#pragma unroll
-                for (int j = 0; j < CH; j++) {
-                    const float4 x = i == own ? make_float4(d[4 * (q0 + j)], d[4 * (q0 + j) + 1],
-                                                            d[4 * (q0 + j) + 2],
-                                                            d[4 * (q0 + j) + 3])
-                                              : __ldcg(src + j);
-                    v[4 * j] = x.x, v[4 * j + 1] = x.y, v[4 * j + 2] = x.z, v[4 * j + 3] = x.w;
-                }
-#pragma unroll
-                for (int e = 0; e < 4 * CH; e++) acc[e] = i == 0 ? v[e] : acc[e] + v[e];
-            }
-#pragma unroll
-            for (int e = 0; e < 4 * CH; e++) d[4 * q0 + e] = acc[e];
-        }
-    }
-};
-
 template <typename T, int BN>
 static __device__ __forceinline__ void mma_k16(float (&d)[BN / 2], uint64_t a, uint64_t b) {
     if constexpr (std::is_same_v<T, f16_t>) wgmma_f16_ss<BN>(d, a, b, 1);
@@ -238,7 +126,7 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
     final_kernel(const __grid_constant__ CUtensorMap map_a,
                  const __grid_constant__ CUtensorMap map_b,
                  const __grid_constant__ CUtensorMap map_c, T *__restrict__ C, int M, int N, int K,
-                 const gemm06_tiles blocks, const int tma_store, const final_split split) {
+                 const gemm06_tiles blocks, const int tma_store) {
     using S = final_shape<BN, CONS>;
     using Q = final_cluster<S::bm, BN, CM, CN>;
     constexpr int DEPTH = S::depth, BM = S::bm, CLUSTER = Q::size;
@@ -254,6 +142,7 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
      * rn = 0. */
     const int rm = CN == 1 ? (int)rank : (int)rank % CM, rn = CN == 1 ? 0 : (int)rank / CM;
     const int k_tiles = (K + BK - 1) / BK;
+    const int n_blocks = blocks.tiles_m * blocks.tiles_n;
     const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
 
     if (threadIdx.x == 0) {
@@ -281,13 +170,11 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
             for (int j = 0; j < CN; j++) mask_a |= (unsigned short)(1u << (rm + CM * j));
             const unsigned short mask_b = (unsigned short)(((1u << CM) - 1) << (CM * rn));
             int it = 0;
-            const final_walk walk(split, cluster_id, clusters, k_tiles);
-            for (int i = 0; i < walk.count; i++) {
-                const final_piece w = walk.at(i);
+            for (int p = cluster_id; p < n_blocks; p += clusters) {
                 int bm, bn;
-                gemm06_tile_at(blocks, w.block, bm, bn);
+                gemm06_tile_at(blocks, p, bm, bn);
                 const int m0 = (bm * CM + rm) * BM, n0 = (bn * CN + rn) * BN;
-                for (int t = w.t0; t < w.t1; t++, it++) {
+                for (int t = 0; t < k_tiles; t++, it++) {
                     const int s = it % DEPTH;
                     const unsigned a = ring + s * S::slot_bytes, bar = smem_addr(&full[s]);
                     /* Every CTA that writes into our slot s writes into it only after this same
@@ -339,16 +226,9 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
         };
         int it = 0;
         unsigned boxes = 0; /* boxes staged so far: buffer boxes % 2 is next */
-        const int warp = threadIdx.x % 128 / 32;
-        const final_partial<BN> partial = {
-            split.partials + ((((int)rank * CONS + c) * 4 + warp) * 32 + threadIdx.x % 32) *
-                                 (BN / 2),
-            (size_t)CLUSTER * CONS * 128 * (BN / 2)};
-        const final_walk walk(split, cluster_id, clusters, k_tiles);
-        for (int i = 0; i < walk.count; i++) {
-            const final_piece w = walk.at(i);
+        for (int p = cluster_id; p < n_blocks; p += clusters) {
             int bm, bn;
-            gemm06_tile_at(blocks, w.block, bm, bn);
+            gemm06_tile_at(blocks, p, bm, bn);
             /* A tile wholly past M or N (the last cluster row or column of a grid that does not
              * divide into whole cluster blocks) is computed all the same: its CTA's producer
              * still loads its parts of A and B, which partners in range may need (the tile
@@ -364,7 +244,7 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
             for (int i = 0; i < BN / 2; i++) d[i] = 0.0f;
             wgmma_fence_operands(d);
 
-            for (int t = 0; t < w.t1 - w.t0; t++, it++) {
+            for (int t = 0; t < k_tiles; t++, it++) {
                 const int s = it % DEPTH;
                 const unsigned a = ring + s * S::slot_bytes + c * 64 * 128;
                 const unsigned b = ring + s * S::slot_bytes + S::a_bytes;
@@ -381,25 +261,7 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
             wgmma_fence_operands(d);
             release((it - 1) % DEPTH);
 
-            /* A cut block: each warp's piece goes to the workspace, and the warp whose piece
-             * comes last (counted per warp: its rows are its own) adds up every piece and stores
-             * its rows from registers, store_fragment, which needs no other warp; store_boxes
-             * would need the whole warpgroup, whose four warps may disagree about who is last.
-             * A warp that is not last stores nothing. Neither touches the box count or the
-             * staging buffers: the TMA stores' double buffer goes on as if the block were not
-             * there. */
-            const bool cut = w.t1 - w.t0 < k_tiles;
-            if (cut) {
-                const split_piece piece = {(long long)w.tail_block * k_tiles, k_tiles,
-                                           cluster_id};
-                partial.put(d, piece.slot(split.tail, piece.index(split.tail)));
-                const int counter =
-                    ((piece.counter(split.tail) * CLUSTER + (int)rank) * CONS + c) * 4 + warp;
-                if (!split_arrive_last(split.counters + counter, piece.pieces(split.tail)))
-                    continue;
-                partial.sum(d, split.tail, piece);
-            }
-            if (cut || !tma_store) { /* !tma_store: N % 8 != 0, no map of C can exist */
+            if (!tma_store) { /* N % 8 != 0: no map of C can exist */
                 store_fragment<BN>(d, C, M, N, m0 + 64 * c, n0);
                 continue;
             }
@@ -451,35 +313,6 @@ static long balanced_clusters(long blocks, long resident) {
     return launch_balanced_grid(blocks, resident);
 }
 
-/* GEMM06_FINAL_SPLIT, read once: -1 unset (split when it helps: final_split_workers), 0 never,
- * 1 whenever the launched clusters leave a tail (also with no whole round: the tests' small
- * grids), -2 anything else. */
-static int split_from_env(void) {
-    static int mode = -3;
-    if (mode == -3) {
-        const char *e = getenv("GEMM06_FINAL_SPLIT");
-        mode = !e || !*e ? -1 : !strcmp(e, "0") ? 0 : !strcmp(e, "1") ? 1 : -2;
-    }
-    return mode;
-}
-
-/* The workers G of the split of the last round, or 0 for none (then the balanced grid of
- * `launched` clusters runs whole rounds). By default every resident cluster, or the
- * GEMM06_FINAL_CLUSTERS ones, and only when there is a whole round and a tail: 1024 pairs on
- * 66 clusters are 15 rounds and 34 pairs cut into 66 equal shares, where the balanced grid runs
- * 16 rounds on 64. */
-static long final_split_workers(long units, long resident, long launched) {
-    const int mode = split_from_env();
-    if (mode == 0) return 0;
-    const char *e = getenv("GEMM06_FINAL_CLUSTERS");
-    const long g = mode == 1 || (e && atol(e) > 0) ? launched : resident;
-    if (units % g == 0 || (mode != 1 && units < g)) return 0;
-    return g;
-}
-
-/* The partial sums of cut blocks: one workspace for the file, grown to the largest launch. */
-static split_workspace final_workspace;
-
 template <typename T, int BN, int CONS, int CM, int CN>
 static int launch_final(const T *A, const T *B, T *C, int M, int N, int K, int order,
                         cudaStream_t stream) {
@@ -512,22 +345,10 @@ static int launch_final(const T *A, const T *B, T *C, int M, int N, int K, int o
     const void *kernel = (const void *)final_kernel<T, BN, CONS, CM, CN>;
     static int resident; /* per instantiation */
     if (!resident) resident = launch_resident_clusters(kernel, &cfg);
-    const long units = rows * cols, k_tiles = (K + BK - 1) / BK;
-    final_split split = {{1, 0}, (int)units, NULL, NULL}; /* whole rounds only */
-    if (resident > 0) {
-        long g = final_split_workers(units, resident, balanced_clusters(units, resident));
-        /* a slot: every consumer warp of the cluster's CTAs, BN / 2 floats a lane */
-        const size_t slot = (size_t)Q::size * CONS * 128 * (BN / 2) * sizeof(float);
-        if (g > 0 && k_tiles > 0 &&
-            split_workspace_reserve(&final_workspace, 2 * g * slot, 2 * g * Q::size * CONS * 4))
-            split = {{(int)g, units % g * k_tiles}, (int)(units / g * g),
-                     (float *)final_workspace.partials, final_workspace.counters};
-        else
-            g = balanced_clusters(units, resident);
-        cfg.grid = dim3((unsigned)(Q::size * g));
-    }
+    if (resident > 0)
+        cfg.grid = dim3((unsigned)(Q::size * balanced_clusters(rows * cols, resident)));
     return launch_kernel(final_kernel<T, BN, CONS, CM, CN>, cfg, maps->map_a, maps->map_b,
-                         map_c ? *map_c : unused, C, M, N, K, blocks, map_c != NULL, split);
+                         map_c ? *map_c : unused, C, M, N, K, blocks, map_c != NULL);
 }
 
 /* The size rule: the tile with the least estimated time, rounds x (tile area / the tile's
@@ -577,7 +398,6 @@ static int launch_sized(const T *A, const T *B, T *C, int M, int N, int K, cudaS
         return launch_unsupported("GEMM06_FINAL_TILE must be 128x256, 128x128 or 64x128");
     const int cn = cluster_n_from_env();
     if (cn < 0) return launch_unsupported("GEMM06_FINAL_CLUSTER must be 2x1 or 2x2");
-    if (split_from_env() == -2) return launch_unsupported("GEMM06_FINAL_SPLIT must be 0 or 1");
     if (tile == 0) tile = pick_tile(M, N, cn);
     return cn == 2 ? launch_tile<T, 2, 2>(tile, A, B, C, M, N, K, order, stream)
                    : launch_tile<T, 2, 1>(tile, A, B, C, M, N, K, order, stream);
