@@ -16,6 +16,9 @@
  *  - The epilogue through shared memory: stmatrix into two 8 KiB boxes per consumer, a TMA
  *    store per box (chapter 06, stages 7-8), overlapped with the next tile's main loop; from
  *    registers when N % 8 != 0.
+ *  - One tile row, one block (the latest change): at M <= 64 the 64 x 128 tile runs in clusters
+ *    of one block when there are more than a quarter of the SMs' worth of tiles (CL and
+ *    cluster_for_64 below: a partner block there has its band past M and only loads half of B).
  *  - A tile per size: 256 x 128 (two consumers of two 64-row bands each: fewer bytes through
  *    shared memory per product, one accumulator), 128 x 128 (two consumers) or 64 x 128 (one:
  *    small M and small grids, the inference shapes), picked like chapter 06's stage 8 (rounds x
@@ -46,15 +49,15 @@
 
 #define BN 128      /* columns per tile: m64n128k32, two accumulator sets per consumer */
 #define BK 128      /* k per slot: 128 e4m3 = 128 bytes, the swizzle span */
-#define CLUSTER 2   /* blocks per cluster, stacked along M, sharing B */
+#define CLUSTER 2   /* blocks per cluster, stacked along M, sharing B (but see CL) */
 
 /* A tile of 64 * CONS rows by 128 columns. Slots of operands (1024-aligned: the swizzle), as
  * many as fit (at most 8) beside the scales of their A rows (block scaling: 64 * CONS floats per
  * slot, in a region of their own after the ring) and the staging (two 8 KiB boxes per
  * consumer, 1024-aligned for the TMA store's swizzle). */
-template <bool BLOCK, int CONS, int WAVES> struct final07_shape {
+template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER> struct final07_shape {
     static constexpr int bm = 64 * CONS * WAVES, threads = 128 * (1 + CONS);
-    static constexpr int a_bytes = bm * BK, b_half_bytes = BN / CLUSTER * BK;
+    static constexpr int a_bytes = bm * BK, b_half_bytes = BN / CL * BK;
     static constexpr int slot_bytes = (bm + BN) * BK;
     static constexpr int scale_bytes = BLOCK ? bm * 4 : 0;
     static constexpr int staging_bytes = 2 * 8192;
@@ -77,15 +80,19 @@ static_assert(final07_shape<false, 2, 1>::smem == GEMM07_SMEM_FINAL &&
                   final07_shape<true, 2, 2>::smem <= GEMM07_SMEM_FINAL,
               "gemm07.h agrees");
 
-template <bool BLOCK, int CONS, int WAVES>
-static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES>::threads, 1)
+/* CL: blocks per cluster, 2 (stacked along M, sharing B) or 1 (the 64 x 128 tile when C has one
+ * tile row, M <= 64: a second block there would only load half of B for its partner, its own
+ * band past M, so every cluster would tie up two SMs for one tile's math; alone, each block
+ * loads all of B's tile and every SM computes). */
+template <bool BLOCK, int CONS, int WAVES, int CL>
+static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::threads, 1)
     final07_kernel(const __grid_constant__ CUtensorMap map_a,
                    const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_sa,
                    const __grid_constant__ CUtensorMap map_d, bf16_t *__restrict__ D, int M, int N,
                    int K, const float *__restrict__ scale_a, const float *__restrict__ scale_b,
                    const gemm06_tiles pairs, const int tma_store) {
-    using S = final07_shape<BLOCK, CONS, WAVES>;
+    using S = final07_shape<BLOCK, CONS, WAVES, CL>;
     constexpr int DEPTH = S::depth, BM = S::bm;
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) unsigned long long full[DEPTH], empty[DEPTH];
@@ -98,7 +105,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES>::thre
     const unsigned rank = cluster_ctarank();
     const int k_tiles = (K + BK - 1) / BK, k_tiles4 = (k_tiles + 3) / 4 * 4;
     const int n_pairs = pairs.tiles_m * pairs.tiles_n;
-    const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+    const int cluster_id = blockIdx.x / CL, clusters = gridDim.x / CL;
     constexpr unsigned expect = S::slot_bytes + S::scale_bytes;
 
     if (threadIdx.x == 0) {
@@ -108,7 +115,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES>::thre
         if (tma_store) tma_prefetch_map(&map_d);
         for (int s = 0; s < DEPTH; s++) {
             mbarrier_init(smem_addr(&full[s]), 1);
-            mbarrier_init(smem_addr(&empty[s]), CLUSTER * CONS * 4);
+            mbarrier_init(smem_addr(&empty[s]), CL * CONS * 4);
         }
         fence_mbarrier_init_cluster();
     }
@@ -122,16 +129,19 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES>::thre
             for (int p = cluster_id; p < n_pairs; p += clusters) {
                 int pm, tn;
                 gemm06_tile_at(pairs, p, pm, tn);
-                const int m0 = (pm * CLUSTER + (int)rank) * BM;
+                const int m0 = (pm * CL + (int)rank) * BM;
                 for (int t = 0; t < k_tiles; t++, it++) {
                     const int s = it % DEPTH;
                     const unsigned a = ring + s * S::slot_bytes, bar = smem_addr(&full[s]);
                     mbarrier_wait_parity(smem_addr(&empty[s]), ((it / DEPTH) & 1) ^ 1);
                     mbarrier_arrive_expect_tx(bar, expect);
                     tma_load_2d(a, &map_a, bar, t * BK, m0);
-                    tma_load_2d_multicast(a + S::a_bytes + rank * S::b_half_bytes, &map_b, bar,
-                                          t * BK, tn * BN + (int)rank * (BN / CLUSTER),
-                                          (1u << CLUSTER) - 1);
+                    if constexpr (CL == 1)
+                        tma_load_2d(a + S::a_bytes, &map_b, bar, t * BK, tn * BN);
+                    else
+                        tma_load_2d_multicast(a + S::a_bytes + rank * S::b_half_bytes, &map_b,
+                                              bar, t * BK, tn * BN + (int)rank * (BN / CL),
+                                              (1u << CL) - 1);
                     if (BLOCK)
                         tma_load_2d(ring + S::scales_at + s * S::scale_bytes, &map_sa, bar, m0, t);
                 }
@@ -151,7 +161,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES>::thre
         const float tensor_scale = BLOCK ? 1.0f : __ldg(scale_a) * __ldg(scale_b);
         auto release = [&](int s) { /* no branch: see mbarrier_arrive_remote_if */
 #pragma unroll
-            for (unsigned r = 0; r < CLUSTER; r++)
+            for (unsigned r = 0; r < CL; r++)
                 mbarrier_arrive_remote_if(mapa_shared(smem_addr(&empty[s]), r), signals);
         };
         int it = 0;
@@ -159,7 +169,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES>::thre
         for (int p = cluster_id; p < n_pairs; p += clusters) {
             int pm, tn;
             gemm06_tile_at(pairs, p, pm, tn);
-            const int m0 = (pm * CLUSTER + (int)rank) * BM;
+            const int m0 = (pm * CL + (int)rank) * BM;
             const float *sb = scale_b + (long)tn * k_tiles4; /* BN = 128: one B block column */
             /* This consumer's rows: WAVES bands of 64, from m0 + 64 * WAVES * c. A band past M
              * (a cluster's second block at M <= 64, say) has nothing to compute or store. */
@@ -282,19 +292,19 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES>::thre
     cluster_wait();
 }
 
-template <bool BLOCK, int CONS, int WAVES>
+template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER>
 static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                           const float *scale_b, bf16_t *D, int M, int N, int K,
                           cudaStream_t stream) {
-    using S = final07_shape<BLOCK, CONS, WAVES>;
-    const long rows = (blocks_for(M, S::bm) + CLUSTER - 1) / CLUSTER, cols = blocks_for(N, BN);
+    using S = final07_shape<BLOCK, CONS, WAVES, CL>;
+    const long rows = (blocks_for(M, S::bm) + CL - 1) / CL, cols = blocks_for(N, BN);
     if (rows > 65535 || cols > 65535 || rows * cols > 0x7fffffffL)
         return launch_unsupported("more than 65535 tile rows or columns");
     if (BLOCK && M % 4)
         return launch_unsupported("M %% 4 != 0: the scale map's rows must be 16-byte multiples");
     char err[256];
     const gemm06_maps *maps =
-        gemm06_maps_for_type(A, B, TMAP_U8, M, N, K, S::bm, BN / CLUSTER, err, sizeof err);
+        gemm06_maps_for_type(A, B, TMAP_U8, M, N, K, S::bm, BN / CL, err, sizeof err);
     if (!maps) return launch_unsupported("%s", err);
     static const CUtensorMap unused = {};
     const CUtensorMap *map_sa = &unused;
@@ -309,12 +319,13 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
      * it (the README's L2 experiment: the height changes how many L2 lookups merge) */
     gemm06_tiles pairs = {(int)rows, (int)cols, GEMM06_ORDER_GROUPED,
                           gemm06_group_rows_from_env("GEMM07_GROUP_ROWS", 8)};
-    launch_cfg cfg = {dim3(CLUSTER), dim3(S::threads), (size_t)S::smem, CLUSTER, stream};
+    launch_cfg cfg = {dim3(CL), dim3(S::threads), (size_t)S::smem, CL, stream};
+    const void *kernel = (const void *)final07_kernel<BLOCK, CONS, WAVES, CL>;
     static int resident; /* per instantiation */
-    if (!resident) resident = launch_resident_clusters((const void *)final07_kernel<BLOCK, CONS, WAVES>, &cfg);
-    if (resident > 0) cfg.grid = dim3((unsigned)(CLUSTER * launch_balanced_grid(rows * cols, resident)));
-    return launch_kernel(final07_kernel<BLOCK, CONS, WAVES>, cfg, maps->map_a, maps->map_b, *map_sa,
-                         map_d ? *map_d : unused, D, M, N, K, scale_a, scale_b, pairs,
+    if (!resident) resident = launch_resident_clusters(kernel, &cfg);
+    if (resident > 0) cfg.grid = dim3((unsigned)(CL * launch_balanced_grid(rows * cols, resident)));
+    return launch_kernel(final07_kernel<BLOCK, CONS, WAVES, CL>, cfg, maps->map_a, maps->map_b,
+                         *map_sa, map_d ? *map_d : unused, D, M, N, K, scale_a, scale_b, pairs,
                          map_d != NULL);
 }
 
@@ -325,6 +336,24 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
  * never be picked. GEMM07_FINAL_TILE=256x128, 128x128 or 64x128 forces one (read once); any
  * other value is refused. */
 enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_BAD = 0 };
+
+/* The 64 x 128 tile's cluster: 1 block when C has one tile row (M <= 64; the kernel's comment on
+ * CL) and more than a quarter of the SMs' worth of tiles, else 2. Measured (H100, 2026-11-24,
+ * README "Stage 5"): alone, 64 x 32768 x 512 went from 0.87x to 0.97x cuBLASLt block-scaled
+ * and 64 x 24576 x 1536 from 1.03x to 1.09x, but with few tiles (17 and 32 at N = 2112 and
+ * 4096) pairs were 2-3% faster: each tile then has two SMs to load its operands, one round
+ * either way. GEMM07_FINAL_CLUSTER=1 or 2 forces it (read once; the tests run both at every
+ * shape); 0 for any other value. */
+static int cluster_for_64(int M, int N) {
+    static int forced = -1;
+    if (forced < 0) {
+        const char *e = getenv("GEMM07_FINAL_CLUSTER");
+        forced = !e || !*e ? 3 : !strcmp(e, "1") ? 1 : !strcmp(e, "2") ? 2 : 0;
+    }
+    if (forced != 3) return forced;
+    return M <= 64 && (int)blocks_for(N, BN) > launch_sms() / 4 ? 1 : 2;
+}
+
 static int pick_tile(bool block, int M, int N) {
     static int forced = -1;
     if (forced < 0) {
@@ -336,14 +365,16 @@ static int pick_tile(bool block, int M, int N) {
                                          : TILE_BAD;
     }
     if (forced != 4) return forced;
-    const long slots = launch_sms() / CLUSTER, cols = blocks_for(N, BN);
+    const long cols = blocks_for(N, BN);
     static const int rows[3] = {64, 128, 256};
     static const double rate[2][3] = {{1022, 1323, 1304}, {980, 1208, 1186}};
     int best = TILE_64;
     double best_cost = 0;
     for (int i = 0; i < 3; i++) {
         if (rate[block][i] <= 0) continue;
-        const long pairs = (blocks_for(M, rows[i]) + 1) / 2 * cols;
+        const int cl = i == 0 && cluster_for_64(M, N) == 1 ? 1 : CLUSTER;
+        const long slots = launch_sms() / cl;
+        const long pairs = (blocks_for(M, rows[i]) + cl - 1) / cl * cols;
         const double cost = (double)((pairs + slots - 1) / slots) * rows[i] / rate[block][i];
         if (i == 0 || cost < best_cost) best = i + 1, best_cost = cost;
     }
@@ -355,7 +386,11 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                          const float *scale_b, bf16_t *D, int M, int N, int K,
                          cudaStream_t stream) {
     switch (pick_tile(BLOCK, M, N)) {
-    case TILE_64: return launch_final07<BLOCK, 1, 1>(A, B, scale_a, scale_b, D, M, N, K, stream);
+    case TILE_64:
+        if (!cluster_for_64(M, N)) return launch_unsupported("GEMM07_FINAL_CLUSTER must be 1 or 2");
+        return cluster_for_64(M, N) == 1
+                   ? launch_final07<BLOCK, 1, 1, 1>(A, B, scale_a, scale_b, D, M, N, K, stream)
+                   : launch_final07<BLOCK, 1, 1, 2>(A, B, scale_a, scale_b, D, M, N, K, stream);
     case TILE_128: return launch_final07<BLOCK, 2, 1>(A, B, scale_a, scale_b, D, M, N, K, stream);
     case TILE_256: return launch_final07<BLOCK, 2, 2>(A, B, scale_a, scale_b, D, M, N, K, stream);
     default: return launch_unsupported("GEMM07_FINAL_TILE must be 256x128, 128x128 or 64x128");
