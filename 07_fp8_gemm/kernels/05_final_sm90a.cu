@@ -16,7 +16,10 @@
  *  - The epilogue through shared memory: stmatrix into two 8 KiB boxes per consumer, a TMA
  *    store per box (chapter 06, stages 7-8), overlapped with the next tile's main loop; from
  *    registers when N % 8 != 0.
- *  - One tile row, one block (the latest change): at M <= 64 the 64 x 128 tile runs in clusters
+ *  - Few tiles, K split (the latest change): with at most half as many tiles as clusters, the
+ *    64 x 128 tile's K tiles are cut into units on separate clusters and the pieces' fp32 sums
+ *    added by the last one (final07_split, split_ways, merge_pieces below).
+ *  - One tile row, one block: at M <= 64 the 64 x 128 tile runs in clusters
  *    of one block when there are more than a quarter of the SMs' worth of tiles (CL and
  *    cluster_for_64 below: a partner block there has its band past M and only loads half of B).
  *  - A tile per size: 256 x 128 (two consumers of two 64-row bands each: fewer bytes through
@@ -80,18 +83,30 @@ static_assert(final07_shape<false, 2, 1>::smem == GEMM07_SMEM_FINAL &&
                   final07_shape<true, 2, 2>::smem <= GEMM07_SMEM_FINAL,
               "gemm07.h agrees");
 
+/* A K split for few tiles (the launcher's split_ways): `ways` units per tile, unit u doing K
+ * tiles split_end(u % ways - 1) .. split_end(u % ways) - 1 of tile u / ways; the workspace holds
+ * every unit's fp32 sums, one counter per warp of a tile. ways = 1: no split, no workspace. */
+struct final07_split {
+    int ways;
+    float4 *partials;
+    int *counters;
+};
+static __host__ __device__ __forceinline__ int split_end(int k_tiles, int ways, int piece) {
+    return piece < 0 ? 0 : (piece + 1) * k_tiles / ways; /* 32-bit: the producer has 40 regs */
+}
+
 /* CL: blocks per cluster, 2 (stacked along M, sharing B) or 1 (the 64 x 128 tile when C has one
  * tile row, M <= 64: a second block there would only load half of B for its partner, its own
  * band past M, so every cluster would tie up two SMs for one tile's math; alone, each block
  * loads all of B's tile and every SM computes). */
-template <bool BLOCK, int CONS, int WAVES, int CL>
+template <bool BLOCK, int CONS, int WAVES, int CL, bool SPLIT>
 static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::threads, 1)
     final07_kernel(const __grid_constant__ CUtensorMap map_a,
                    const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_sa,
                    const __grid_constant__ CUtensorMap map_d, bf16_t *__restrict__ D, int M, int N,
                    int K, const float *__restrict__ scale_a, const float *__restrict__ scale_b,
-                   const gemm06_tiles pairs, const int tma_store) {
+                   const gemm06_tiles pairs, const int tma_store, const final07_split split) {
     using S = final07_shape<BLOCK, CONS, WAVES, CL>;
     constexpr int DEPTH = S::depth, BM = S::bm;
     extern __shared__ __align__(128) unsigned char smem[];
@@ -104,7 +119,10 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
     const int wg = __shfl_sync(0xffffffffu, threadIdx.x / 128, 0);
     const unsigned rank = cluster_ctarank();
     const int k_tiles = (K + BK - 1) / BK, k_tiles4 = (k_tiles + 3) / 4 * 4;
-    const int n_pairs = pairs.tiles_m * pairs.tiles_n;
+    /* SPLIT false: ways is the constant 1 and the split's code compiles away (kept out of every
+     * other launch: the merge's code alone, never run, cost 1-3% at 4096^3 and 8192^3) */
+    const int ways = SPLIT ? split.ways : 1;
+    const int n_pairs = pairs.tiles_m * pairs.tiles_n, n_units = n_pairs * ways;
     const int cluster_id = blockIdx.x / CL, clusters = gridDim.x / CL;
     constexpr unsigned expect = S::slot_bytes + S::scale_bytes;
 
@@ -126,11 +144,13 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
         setmaxnreg_dec<40>();
         if (threadIdx.x == 0) {
             int it = 0;
-            for (int p = cluster_id; p < n_pairs; p += clusters) {
+            for (int u = cluster_id; u < n_units; u += clusters) {
                 int pm, tn;
-                gemm06_tile_at(pairs, p, pm, tn);
+                gemm06_tile_at(pairs, u / ways, pm, tn);
                 const int m0 = (pm * CL + (int)rank) * BM;
-                for (int t = 0; t < k_tiles; t++, it++) {
+                const int t1 = split_end(k_tiles, ways, u % ways);
+                for (int t = split_end(k_tiles, ways, u % ways - 1); t < t1;
+                     t++, it++) {
                     const int s = it % DEPTH;
                     const unsigned a = ring + s * S::slot_bytes, bar = smem_addr(&full[s]);
                     mbarrier_wait_parity(smem_addr(&empty[s]), ((it / DEPTH) & 1) ^ 1);
@@ -164,12 +184,58 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
             for (unsigned r = 0; r < CL; r++)
                 mbarrier_arrive_remote_if(mapa_shared(smem_addr(&empty[s]), r), signals);
         };
+        /* K split (final07_split): each warp writes its band's fp32 sums to the unit's slot
+         * (float4s, lane after lane) and counts itself on the tile's counter; the warp that
+         * arrives last adds the pieces 0, 1, ... in that order, each read back from the
+         * workspace (its own too: the bits do not depend on which came last), sets the counter
+         * back to 0 for the next launch, and stores its rows. Per warp: the rows are its own,
+         * so no other warp is waited for, and the store is store_fragment's (store_boxes needs
+         * the whole warpgroup at its named barriers). */
+        const int warp = t128 / 32, lane = t128 % 32;
+        auto merge_pieces = [&](float(&acc)[BN / 2], int u, int w) {
+            const int tile = u / ways, piece = u % ways;
+            const int who = (((int)rank * CONS + c) * WAVES + w) * 4 + warp;
+            constexpr int PER = CL * CONS * WAVES * 4; /* warps of a cluster's tile */
+            auto slot = [&](int q) {
+                return split.partials + ((size_t)(tile * ways + q) * PER + who) *
+                                            (BN / 8) * 32 + lane;
+            };
+            float4 *mine = slot(piece);
+#pragma unroll
+            for (int q = 0; q < BN / 8; q++)
+                mine[32 * q] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2],
+                                           acc[4 * q + 3]);
+            __threadfence();
+            __syncwarp();
+            int before = 0;
+            int *counter = split.counters + (size_t)tile * PER + who;
+            if (lane == 0) before = atomicAdd(counter, 1);
+            before = __shfl_sync(0xffffffffu, before, 0);
+            if (before != ways - 1) return false;
+            if (lane == 0) atomicExch(counter, 0);
+            __threadfence();
+#pragma unroll
+            for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+            for (int q = 0; q < ways; q++) {
+                const float4 *from = slot(q);
+#pragma unroll
+                for (int j = 0; j < BN / 8; j++) {
+                    const float4 v = __ldcg(from + 32 * j);
+                    acc[4 * j] += v.x, acc[4 * j + 1] += v.y;
+                    acc[4 * j + 2] += v.z, acc[4 * j + 3] += v.w;
+                }
+            }
+            return true;
+        };
         int it = 0;
         unsigned boxes = 0;
-        for (int p = cluster_id; p < n_pairs; p += clusters) {
+        for (int u = cluster_id; u < n_units; u += clusters) {
             int pm, tn;
-            gemm06_tile_at(pairs, p, pm, tn);
+            gemm06_tile_at(pairs, u / ways, pm, tn);
             const int m0 = (pm * CL + (int)rank) * BM;
+            /* this unit's K tiles: t0 .. t0 + kt - 1 (all of them unless split) */
+            const int t0 = split_end(k_tiles, ways, u % ways - 1);
+            const int kt = split_end(k_tiles, ways, u % ways) - t0;
             const float *sb = scale_b + (long)tn * k_tiles4; /* BN = 128: one B block column */
             /* This consumer's rows: WAVES bands of 64, from m0 + 64 * WAVES * c. A band past M
              * (a cluster's second block at M <= 64, say) has nothing to compute or store. */
@@ -224,7 +290,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
                 auto finish = [&](float(&acc)[BN / 2], int t, auto pending) {
                     const int s = it % DEPTH;
                     float f0, f1;
-                    factors(s, c, t, f0, f1);
+                    factors(s, c, t0 + t, f0, f1);
                     wgmma_wait_group<decltype(pending)::value>();
                     wgmma_fence_operands(acc);
                     release(s);
@@ -242,18 +308,18 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
                 wait_full(it);
                 issue(part, it % DEPTH, c);
                 int t = 0;
-                for (; t + 2 < k_tiles; t += 2) {
+                for (; t + 2 < kt; t += 2) {
                     step(part, other, t);
                     step(other, part, t + 1);
                 }
-                if (t + 1 < k_tiles) {
+                if (t + 1 < kt) {
                     step(part, other, t);
                     finish(other, t + 1, none_pending);
                 } else {
                     finish(part, t, none_pending);
                 }
             } else {
-                for (int t = 0; t < k_tiles; t++, it++) {
+                for (int t = t0; t < t0 + kt; t++, it++) {
                     const int s = it % DEPTH;
                     mbarrier_wait_parity(smem_addr(&full[s]), (it / DEPTH) & 1);
 #pragma unroll
@@ -278,6 +344,11 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
                     for (int i = 0; i < BN / 2; i++) sum[w][i] *= tensor_scale;
                 }
                 if (band0 + 64 * w >= M) continue; /* uniform over the block's consumer */
+                if (ways > 1) { /* a K split: the last piece of the tile stores it */
+                    if (merge_pieces(sum[w], u, w))
+                        store_fragment<BN, bf16_t>(sum[w], D, M, N, band0 + 64 * w, tn * BN);
+                    continue;
+                }
                 if (!tma_store) {
                     store_fragment<BN, bf16_t>(sum[w], D, M, N, band0 + 64 * w, tn * BN);
                     continue;
@@ -292,7 +363,57 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
     cluster_wait();
 }
 
-template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER>
+/* The K split: with fewer tiles (cluster blocks) than half the resident clusters, each tile's K
+ * tiles are cut into `ways` units, as many as the clusters allow (at most 8, and at least 16 K
+ * tiles a unit): at 64 x 2112 x 7168, 17 tiles on 66 clusters, each tile's 56 K tiles went
+ * to one SM pair and the rest idled. Measured (H100, A/B twice, block-scaled x cuBLASLt):
+ * 64 x 2112 x 7168 0.883 -> 1.146 (3 ways), 128 x 2112 x 7168 0.929 -> 1.152, 128 x 4096 x 7168
+ * 0.997 -> 1.016 (2 ways), 64 x 4096 x 7168 0.940 -> 0.974; but 64 x 7168 x 2048 cut in 2 (8 K
+ * tiles a unit) fell from 1.03 to 0.81: the sums' round trip through L2 then costs more than
+ * the K loop it halves, hence 16. Only the 64 x 128 tile in pairs has the split's code (the
+ * tile of those shapes): a kernel with it, even unused, measured 1-3% slower at 4096^3 and
+ * 8192^3. GEMM07_FINAL_SPLIT=n forces n ways there (1: none; read once; at most one a K tile),
+ * for the tests. */
+static int split_ways(long tiles, int resident, int k_tiles) {
+    static int forced = -1;
+    if (forced < 0) {
+        const char *e = getenv("GEMM07_FINAL_SPLIT");
+        forced = e && *e ? atoi(e) : 0;
+        if (forced < 0) forced = 0;
+    }
+    long ways = forced ? forced : tiles * 2 <= resident ? resident / tiles : 1;
+    if (!forced && ways > k_tiles / 16) ways = k_tiles / 16;
+    if (ways > 8 && !forced) ways = 8;
+    if (ways > k_tiles) ways = k_tiles;
+    return ways < 1 ? 1 : (int)ways;
+}
+
+/* The split's workspace (every unit's fp32 sums) and counters (zeroed once; the last piece of
+ * each tile sets its own back to 0): one per file, grown to the largest launch, kept. Growing
+ * frees the old buffers, which waits for the work queued on them. false: none to be had (the
+ * launch then does not split). */
+static float4 *split_partials;
+static int *split_counters;
+static bool reserve_split(size_t float4s, size_t counters) {
+    static size_t have_f, have_c;
+    if (split_partials && have_f >= float4s && have_c >= counters) return true;
+    if (split_partials) cudaFree(split_partials);
+    if (split_counters) cudaFree(split_counters);
+    split_partials = NULL, split_counters = NULL, have_f = have_c = 0;
+    if (cudaMalloc(&split_partials, float4s * sizeof(float4)) != cudaSuccess ||
+        cudaMalloc(&split_counters, counters * sizeof(int)) != cudaSuccess ||
+        cudaMemset(split_counters, 0, counters * sizeof(int)) != cudaSuccess) {
+        cudaGetLastError(); /* not sticky */
+        if (split_partials) cudaFree(split_partials);
+        if (split_counters) cudaFree(split_counters);
+        split_partials = NULL, split_counters = NULL;
+        return false;
+    }
+    have_f = float4s, have_c = counters;
+    return true;
+}
+
+template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, bool SPLIT = false>
 static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                           const float *scale_b, bf16_t *D, int M, int N, int K,
                           cudaStream_t stream) {
@@ -320,13 +441,29 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     gemm06_tiles pairs = {(int)rows, (int)cols, GEMM06_ORDER_GROUPED,
                           gemm06_group_rows_from_env("GEMM07_GROUP_ROWS", 8)};
     launch_cfg cfg = {dim3(CL), dim3(S::threads), (size_t)S::smem, CL, stream};
-    const void *kernel = (const void *)final07_kernel<BLOCK, CONS, WAVES, CL>;
+    const void *kernel = (const void *)final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT>;
     static int resident; /* per instantiation */
     if (!resident) resident = launch_resident_clusters(kernel, &cfg);
-    if (resident > 0) cfg.grid = dim3((unsigned)(CL * launch_balanced_grid(rows * cols, resident)));
-    return launch_kernel(final07_kernel<BLOCK, CONS, WAVES, CL>, cfg, maps->map_a, maps->map_b,
+    final07_split split = {1, NULL, NULL};
+    if (SPLIT) {
+        split.ways = split_ways(rows * cols, resident, (K + BK - 1) / BK);
+        constexpr int PER = CL * CONS * WAVES * 4; /* warps of a cluster's tile */
+        const size_t tiles = (size_t)rows * cols;
+        if (split.ways > 1 &&
+            !reserve_split(tiles * split.ways * PER * (BN / 8) * 32, tiles * PER))
+            split.ways = 1;
+        if (split.ways == 1) /* the kernel without the split's code */
+            return launch_final07<BLOCK, CONS, WAVES, CL, false>(A, B, scale_a, scale_b, D, M,
+                                                                   N, K, stream);
+        split.partials = split_partials, split.counters = split_counters;
+    }
+    if (resident > 0)
+        cfg.grid =
+            dim3((unsigned)(CL * launch_balanced_grid(rows * cols * split.ways, resident)));
+    return launch_kernel(final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT>, cfg, maps->map_a,
+                         maps->map_b,
                          *map_sa, map_d ? *map_d : unused, D, M, N, K, scale_a, scale_b, pairs,
-                         map_d != NULL);
+                         map_d != NULL, split);
 }
 
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
@@ -390,7 +527,8 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
         if (!cluster_for_64(M, N)) return launch_unsupported("GEMM07_FINAL_CLUSTER must be 1 or 2");
         return cluster_for_64(M, N) == 1
                    ? launch_final07<BLOCK, 1, 1, 1>(A, B, scale_a, scale_b, D, M, N, K, stream)
-                   : launch_final07<BLOCK, 1, 1, 2>(A, B, scale_a, scale_b, D, M, N, K, stream);
+                   : launch_final07<BLOCK, 1, 1, 2, true>(A, B, scale_a, scale_b, D, M, N, K,
+                                                          stream);
     case TILE_128: return launch_final07<BLOCK, 2, 1>(A, B, scale_a, scale_b, D, M, N, K, stream);
     case TILE_256: return launch_final07<BLOCK, 2, 2>(A, B, scale_a, scale_b, D, M, N, K, stream);
     default: return launch_unsupported("GEMM07_FINAL_TILE must be 256x128, 128x128 or 64x128");
