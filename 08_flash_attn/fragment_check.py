@@ -22,7 +22,7 @@ copies landing and the two consumers. Not emulated: the asynchrony of wgmma itse
 is waited for before use in the kernel), setmaxnreg, the hardware's rounding inside the MMA.
 
 Stage 6 (run5 with six): stage 5's models in stage 6's order (P_{j-1} V_{j-1} added in the turn
-of S_j, before tile j's rescale; P packed after it), its 3-slot ring at D = 64, its mask (tile 0
+of S_j, before tile j's rescale; P packed after it), its 3-slot rings at D = 64, its mask (tile 0
 by stage 5's test, later tiles only at the last one). ring6 plays its protocol warp by warp: the
 two named barriers of the turns (bar.sync / bar.arrive counted by warps, 256 threads a phase)
 with stage 5's mbarrier rings, the wgmma groups' reads of the slots held until the wait_group

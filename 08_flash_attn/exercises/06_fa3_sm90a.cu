@@ -17,7 +17,8 @@
  *    the asm), mask only the last key tile in a separate instantiation of the loop body. Build
  *    with -Xptxas -v: warning C7518 means ptxas serialized your wgmmas; spills mean too many
  *    registers live at once.
- *  - At D = 64 a third K/V slot fits in shared memory (ATTN_FA3_SMEM).
+ *  - Shared memory left over goes to the rings: at D = 64 a third K and V slot each, at D = 128 a
+ *    third V slot (V is waited for inside the turn, K outside it; ATTN_FA3_SMEM).
  *  - Last, persistence: one block per SM, each looping over (pair, q tile) items. The K/V rings'
  *    slots and parities run on across items (never reset); Q gets an empty barrier (released
  *    once the item's last S has landed); the turns' first arrival and last sync stay once a

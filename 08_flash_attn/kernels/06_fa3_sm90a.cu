@@ -534,7 +534,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
 
 /* ---- host (the tensor maps: attn_hopper.cuh) ------------------------------------------------- */
 
-/* The grid: one block per SM (one fits: __launch_bounds__(THREADS, 1), 193 KiB), asked once,
+/* The grid: one block per SM (one fits: __launch_bounds__(THREADS, 1), 225 KiB), asked once,
  * or fewer: the fewest blocks that take the work in as many rounds (with 2048 units on 132 SMs,
  * 128 blocks of 16 rather than 132 of 15 or 16: the others would wait for the last round
  * anyway). ATTN_FA3_GRID=n (read once) sets the grid to n blocks, at most one per unit: for a
