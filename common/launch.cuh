@@ -144,6 +144,21 @@ static inline long launch_balanced_grid(long units, long resident) {
     return (units + rounds - 1) / rounds;
 }
 
+/* A device workspace that grows: *buf holds *have bytes; if fewer than `bytes`, the old buffer is
+ * freed (cudaFree waits for the work queued on it) and a new one allocated. Returns the CUDA
+ * error of the allocation (then *buf = NULL, *have = 0; the caller decides whether it is
+ * sticky for its row or a reason to take another path). Chapter 03's split softmax keeps its
+ * partial (max, sum) pairs in one, chapter 07's K split its partial sums and counters. */
+static inline cudaError_t launch_grow(void **buf, size_t *have, size_t bytes) {
+    if (*buf && *have >= bytes) return cudaSuccess;
+    cudaFree(*buf);
+    *buf = NULL, *have = 0;
+    const cudaError_t e = cudaMalloc(buf, bytes);
+    if (e != cudaSuccess) *buf = NULL;
+    else *have = bytes;
+    return e;
+}
+
 /* Enqueues kernel<<<cfg>>>(args...) with its cluster shape. The arguments are converted to the
  * kernel's parameter types as in a <<<>>> launch. */
 template <typename... Params, typename... Args>

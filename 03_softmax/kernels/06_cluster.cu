@@ -440,23 +440,18 @@ static int launch_cluster_e(const void *x, void *y, long rows, long cols, const 
 
 /* A workspace for the fallback's pairs, grown when needed and freed at exit. */
 static float2 *g_pairs;
-static long g_pairs_len;
+static size_t g_pairs_bytes;
 static void free_pairs(void) { cudaFree(g_pairs); }
 
 template <typename T, int E, int V>
 static void launch_split(const T *x, T *y, long rows, long cols, const row_cut *c,
                          cudaStream_t stream) {
     long need = rows * c->nblocks;
-    if (need > g_pairs_len) {
-        static bool registered;
-        if (!registered) atexit(free_pairs), registered = true;
-        cudaFree(g_pairs);
-        if (cudaMalloc(&g_pairs, (size_t)need * sizeof(float2)) != cudaSuccess) {
-            g_pairs = NULL, g_pairs_len = 0;
-            return; /* the error stays for cudaGetLastError */
-        }
-        g_pairs_len = need;
-    }
+    static bool registered;
+    if (!registered) atexit(free_pairs), registered = true;
+    if (launch_grow((void **)&g_pairs, &g_pairs_bytes, (size_t)need * sizeof(float2)) !=
+        cudaSuccess)
+        return; /* the error stays for cudaGetLastError */
     unsigned int blocks = (unsigned int)need;
     softmax_split_stats_kernel<T, E, V><<<blocks, c->threads, 0, stream>>>(x, g_pairs, cols,
                                                                            c->slice, c->nblocks);

@@ -395,21 +395,19 @@ static int split_ways(long tiles, int resident, int k_tiles) {
 static float4 *split_partials;
 static int *split_counters;
 static bool reserve_split(size_t float4s, size_t counters) {
-    static size_t have_f, have_c;
-    if (split_partials && have_f >= float4s && have_c >= counters) return true;
-    if (split_partials) cudaFree(split_partials);
-    if (split_counters) cudaFree(split_counters);
-    split_partials = NULL, split_counters = NULL, have_f = have_c = 0;
-    if (cudaMalloc(&split_partials, float4s * sizeof(float4)) != cudaSuccess ||
-        cudaMalloc(&split_counters, counters * sizeof(int)) != cudaSuccess ||
-        cudaMemset(split_counters, 0, counters * sizeof(int)) != cudaSuccess) {
-        cudaGetLastError(); /* not sticky */
-        if (split_partials) cudaFree(split_partials);
-        if (split_counters) cudaFree(split_counters);
-        split_partials = NULL, split_counters = NULL;
+    static size_t have_f, have_c; /* bytes */
+    const size_t before = have_c; /* a new counter buffer (grown: a new size) starts at 0 */
+    if (launch_grow((void **)&split_partials, &have_f, float4s * sizeof(float4)) != cudaSuccess ||
+        launch_grow((void **)&split_counters, &have_c, counters * sizeof(int)) != cudaSuccess) {
+        cudaGetLastError(); /* not sticky: the launch runs unsplit */
         return false;
     }
-    have_f = float4s, have_c = counters;
+    if (have_c != before && cudaMemset(split_counters, 0, have_c) != cudaSuccess) {
+        cudaGetLastError();
+        cudaFree(split_counters);
+        split_counters = NULL, have_c = 0;
+        return false;
+    }
     return true;
 }
 
