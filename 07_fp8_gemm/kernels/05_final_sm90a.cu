@@ -390,8 +390,9 @@ static int split_ways(long tiles, int resident, int k_tiles) {
 
 /* The split's workspace (every unit's fp32 sums) and counters (zeroed once; the last piece of
  * each tile sets its own back to 0): one per file, grown to the largest launch, kept. Growing
- * frees the old buffers, which waits for the work queued on them. false: none to be had (the
- * launch then does not split). */
+ * frees the old buffers, which waits for the work queued on them. Split launches on two streams
+ * at once would share it (the harness runs one stream). false: none to be had (the launch then
+ * does not split). */
 static float4 *split_partials;
 static int *split_counters;
 static bool reserve_split(size_t float4s, size_t counters) {
