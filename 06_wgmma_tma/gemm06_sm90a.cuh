@@ -47,6 +47,15 @@ static __device__ __forceinline__ uint64_t desc_sw128(unsigned addr) {
     return wgmma_desc(addr, WGMMA_SWIZZLE_128B, 16, 1024);
 }
 
+/* The descriptor of the tile `bytes` (a multiple of 16) further on: its start address field is
+ * addr >> 4 in the low 14 bits, and shared memory ends below 2^18 bytes, so the sum never carries
+ * into the other fields. Adding to a descriptor made once costs one add per wgmma operand where
+ * desc_sw128 of each address costs an and, a shift and an or besides (chapter 07's FP8 K loop,
+ * whose wgmmas are short, issues four per K tile and consumer). */
+static __device__ __forceinline__ uint64_t desc_advance(uint64_t desc, unsigned bytes) {
+    return desc + (bytes >> 4);
+}
+
 /* Two fp32 values rounded to a pair of T (bf16_t or, from stage 8, f16_t), as one 32-bit word. */
 template <typename T> static __device__ __forceinline__ unsigned pack_pair(float lo, float hi) {
     if constexpr (std::is_same_v<T, f16_t>) {

@@ -16,7 +16,13 @@
  *  - The epilogue through shared memory: stmatrix into two 8 KiB boxes per consumer, a TMA
  *    store per box (chapter 06, stages 7-8), overlapped with the next tile's main loop; from
  *    registers when N % 8 != 0.
- *  - Few tiles, K split (the latest change): with at most half as many tiles as clusters, the
+ *  - A lean K loop (the latest change): the wgmma descriptors of slot 0 made once and each
+ *    operand's advanced by an add (desc_advance), the ring position kept as slot and phase,
+ *    the ring's, barriers' and scales' shared addresses made once: 72 -> 37 instructions a K
+ *    tile besides the promotion's 64 (87.5 -> 48.5 block-scaled); 5-9% at M = 4096 and the
+ *    squares (README, "The K loop's instructions"). The FP8 wgmma is short, so the warp that
+ *    issues it has few issue slots to spare.
+ *  - Few tiles, K split: with at most half as many tiles as clusters, the
  *    64 x 128 tile's K tiles are cut into units on separate clusters and the pieces' fp32 sums
  *    added by the last one (final07_split, split_ways, merge_pieces below).
  *  - One tile row, one block: at M <= 64 the 64 x 128 tile runs in clusters
@@ -112,7 +118,9 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) unsigned long long full[DEPTH], empty[DEPTH];
     unsigned char *base = align1024(smem);
-    const unsigned ring = smem_addr(base);
+    /* through a shuffle: ptxas cannot recompute it from the shared window's base then, which it
+     * did in the K loop, a dozen instructions a K tile, rather than keep it */
+    const unsigned ring = __shfl_sync(0xffffffffu, smem_addr(base), 0);
     /* Broadcast from lane 0: ptxas then knows it is warp-uniform and keeps what derives from it
      * (the consumer's shared-memory addresses, its wgmma descriptors) in uniform registers,
      * not in per-thread ones copied over (R2UR) before every wgmma. */
@@ -179,10 +187,16 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
         const int row = 16 * (t128 / 32) + (t128 % 32) / 4; /* in its 64 rows; and row + 8 */
         const unsigned staging = ring + S::staging_at + c * S::staging_bytes;
         const float tensor_scale = BLOCK ? 1.0f : __ldg(scale_a) * __ldg(scale_b);
+        /* slot 0's A and B tiles; every other operand's descriptor is an add away */
+        const uint64_t ring_a = desc_sw128(ring), ring_b = desc_sw128(ring + S::a_bytes);
+        /* The barriers' and the scales' shared addresses, made once (through a shuffle, like
+         * the ring's): smem_addr costs an S2UR of the CTA's rank and more wherever it runs. */
+        const unsigned full0 = __shfl_sync(0xffffffffu, smem_addr(&full[0]), 0);
+        const unsigned empty0 = __shfl_sync(0xffffffffu, smem_addr(&empty[0]), 0);
         auto release = [&](int s) { /* no branch: see mbarrier_arrive_remote_if */
 #pragma unroll
             for (unsigned r = 0; r < CL; r++)
-                mbarrier_arrive_remote_if(mapa_shared(smem_addr(&empty[s]), r), signals);
+                mbarrier_arrive_remote_if(mapa_shared(empty0 + 8 * s, r), signals);
         };
         /* K split (final07_split): each warp writes its band's fp32 sums to the unit's slot
          * (float4s, lane after lane) and counts itself on the tile's counter; the warp that
@@ -227,7 +241,14 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
             }
             return true;
         };
-        int it = 0;
+        /* The ring position, K tile after K tile across the tiles: slot and phase kept apart,
+         * since it % DEPTH and (it / DEPTH) & 1 (DEPTH 6 or 5) cost a multiply-high and three
+         * more instructions each, twice a K tile. */
+        int slot = 0;
+        unsigned phase = 0;
+        auto advance = [](int &s, unsigned &p) {
+            if (++s == DEPTH) s = 0, p ^= 1;
+        };
         unsigned boxes = 0;
         for (int u = cluster_id; u < n_units; u += clusters) {
             int pm, tn;
@@ -250,12 +271,13 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
             wgmma_fence_operands(part);
             /* One K tile of band `band` (of the block's 64-row bands) from slot s into acc. */
             auto issue = [&](float(&acc)[BN / 2], int s, int band) {
-                const unsigned a = ring + s * S::slot_bytes + band * 64 * BK;
-                const unsigned b = ring + s * S::slot_bytes + S::a_bytes;
+                const unsigned at = s * S::slot_bytes;
+                const uint64_t a = desc_advance(ring_a, at + band * 64 * BK);
+                const uint64_t b = desc_advance(ring_b, at);
                 wgmma_fence();
 #pragma unroll
                 for (int k = 0; k < BK / 32; k++)
-                    wgmma_e4m3_e4m3_ss<BN>(acc, desc_sw128(a + 32 * k), desc_sw128(b + 32 * k),
+                    wgmma_e4m3_e4m3_ss<BN>(acc, desc_advance(a, 32 * k), desc_advance(b, 32 * k),
                                            k > 0);
                 wgmma_commit_group();
             };
@@ -265,9 +287,9 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
                 f0 = f1 = 1.0f;
                 if (BLOCK) {
                     const float b_scale = __ldg(sb + t);
-                    const float *rows =
-                        (const float *)(base + S::scales_at + s * S::scale_bytes) + band * 64;
-                    f0 = rows[row] * b_scale, f1 = rows[row + 8] * b_scale;
+                    const unsigned rows = ring + S::scales_at + s * S::scale_bytes + band * 256;
+                    f0 = ld_shared_f32(rows + 4 * row) * b_scale;
+                    f1 = ld_shared_f32(rows + 4 * (row + 8)) * b_scale;
                 }
             };
             auto promote = [&](float(&dst)[BN / 2], const float(&acc)[BN / 2], float f0, float f1) {
@@ -282,31 +304,34 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
                  * core's work unless the other consumer happens to fill it, and the two
                  * consumers, started together, stay in step. */
                 float other[BN / 2];
-                auto wait_full = [&](int i) {
-                    mbarrier_wait_parity_in_asm(smem_addr(&full[i % DEPTH]), (i / DEPTH) & 1);
+                auto wait_full = [&](int s, unsigned p) {
+                    mbarrier_wait_parity_in_asm(full0 + 8 * s, p);
                 };
                 /* Tile t, in acc, done once at most `pending` groups (the newest) are still
                  * in flight: its slot handed back, its sum promoted. */
                 auto finish = [&](float(&acc)[BN / 2], int t, auto pending) {
-                    const int s = it % DEPTH;
+                    const int s = slot;
                     float f0, f1;
                     factors(s, c, t0 + t, f0, f1);
                     wgmma_wait_group<decltype(pending)::value>();
                     wgmma_fence_operands(acc);
                     release(s);
                     promote(sum[0], acc, f0, f1);
-                    it++;
+                    advance(slot, phase);
                 };
                 const std::integral_constant<int, 1> newest_pending;
                 const std::integral_constant<int, 0> none_pending;
                 /* Tile t is in acc: issue tile t + 1 into next, then finish t. */
                 auto step = [&](float(&acc)[BN / 2], float(&next)[BN / 2], int t) {
-                    wait_full(it + 1);
-                    issue(next, (it + 1) % DEPTH, c);
+                    int s = slot;
+                    unsigned p = phase;
+                    advance(s, p);
+                    wait_full(s, p);
+                    issue(next, s, c);
                     finish(acc, t, newest_pending);
                 };
-                wait_full(it);
-                issue(part, it % DEPTH, c);
+                wait_full(slot, phase);
+                issue(part, slot, c);
                 int t = 0;
                 for (; t + 2 < kt; t += 2) {
                     step(part, other, t);
@@ -319,9 +344,9 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
                     finish(part, t, none_pending);
                 }
             } else {
-                for (int t = t0; t < t0 + kt; t++, it++) {
-                    const int s = it % DEPTH;
-                    mbarrier_wait_parity(smem_addr(&full[s]), (it / DEPTH) & 1);
+                for (int t = t0; t < t0 + kt; t++, advance(slot, phase)) {
+                    const int s = slot;
+                    mbarrier_wait_parity(full0 + 8 * s, phase);
 #pragma unroll
                     for (int w = 0; w < WAVES; w++) {
                         if (band0 + 64 * w >= M) continue;

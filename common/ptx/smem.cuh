@@ -19,4 +19,14 @@ __device__ __forceinline__ unsigned smem_addr(const void *p) {
     return (unsigned)__cvta_generic_to_shared(p);
 }
 
+/* ld.shared.f32 (PTX ISA 9.0, 9.7.9.8 "ld") from such an address: an LDS, where a C load
+ * through a generic pointer makes the compiler rebuild the pointer from the shared window's base
+ * wherever it runs (chapter 07's K loop: half a dozen instructions a K tile). Volatile, with a
+ * memory clobber: it stays after the barrier wait that makes its data valid. */
+__device__ __forceinline__ float ld_shared_f32(unsigned addr) {
+    float v;
+    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(addr) : "memory");
+    return v;
+}
+
 #endif
