@@ -44,6 +44,10 @@
  *    past the edges of C are computed in vain. Measured (H100): the 64 x 128 tile gains 19% at
  *    8192^3, but only 30 clusters of 4 fit (120 SMs, against 66 pairs on 132), and every
  *    tile's best size got slower (128 x 256 at 8192^3: 0.952x cuBLAS against 1.023x).
+ *  - A lean K loop (chapter 07's change): the wgmma descriptors of slot 0 made once and each
+ *    operand's advanced by an add (desc_advance), the ring position kept as slot and phase,
+ *    the ring's and barriers' shared addresses made once: 85 -> 39 instructions a K tile;
+ *    +1-2% at 1024^3, within noise at large sizes (README, "The K loop's instructions").
  *
  * Shapes: any M and N >= 1, K % 8 == 0. */
 #include <stdint.h>
@@ -132,7 +136,9 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
     constexpr int DEPTH = S::depth, BM = S::bm, CLUSTER = Q::size;
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) unsigned long long full[DEPTH], empty[DEPTH];
-    const unsigned ring = smem_addr(align1024(smem));
+    /* through a shuffle: ptxas cannot recompute it from the shared window's base then, which it
+     * did in the K loop, a dozen instructions a K tile, rather than keep it */
+    const unsigned ring = __shfl_sync(0xffffffffu, smem_addr(align1024(smem)), 0);
     /* Broadcast from lane 0: ptxas then knows it is warp-uniform and keeps what derives from it
      * (the consumer's shared-memory addresses, its wgmma descriptors) in uniform registers,
      * not in per-thread ones copied over (R2UR) before every wgmma. */
@@ -216,15 +222,26 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
          * the diagonal CTA of a 2x2 cluster: it never writes here, and its producer need not
          * wait for us. (Arriving on all four would also be correct, with a count of 4 CONS 4,
          * but would make every slot wait for the slowest of four CTAs instead of three.) */
+        /* the barriers' shared addresses, made once (through a shuffle, like the ring's):
+         * smem_addr costs an S2UR of the CTA's rank and more wherever it runs */
+        const unsigned full0 = __shfl_sync(0xffffffffu, smem_addr(&full[0]), 0);
+        const unsigned empty0 = __shfl_sync(0xffffffffu, smem_addr(&empty[0]), 0);
         auto release = [&](int s) {
             if (signals) {
-                const unsigned bar = smem_addr(&empty[s]);
+                const unsigned bar = empty0 + 8 * s;
                 for (int i = 0; i < CM; i++) mbarrier_arrive_remote(mapa_shared(bar, i + CM * rn));
                 for (int j = 1; j < CN; j++)
                     mbarrier_arrive_remote(mapa_shared(bar, rm + CM * ((rn + j) % CN)));
             }
         };
-        int it = 0;
+        /* The ring position as slot and phase, apart (it % DEPTH and (it / DEPTH) & 1 cost a
+         * multiply-high and more each K tile for DEPTH 6), and the slot-0 descriptors of our
+         * operand tiles, to which every K step only adds (desc_advance; chapter 07 measured
+         * both in its shorter FP8 K loop). */
+        int slot = 0, last = 0;
+        unsigned phase = 0;
+        const uint64_t ring_a = desc_sw128(ring + c * 64 * 128);
+        const uint64_t ring_b = desc_sw128(ring + S::a_bytes);
         unsigned boxes = 0; /* boxes staged so far: buffer boxes % 2 is next */
         for (int p = cluster_id; p < n_blocks; p += clusters) {
             int bm, bn;
@@ -244,22 +261,23 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
             for (int i = 0; i < BN / 2; i++) d[i] = 0.0f;
             wgmma_fence_operands(d);
 
-            for (int t = 0; t < k_tiles; t++, it++) {
-                const int s = it % DEPTH;
-                const unsigned a = ring + s * S::slot_bytes + c * 64 * 128;
-                const unsigned b = ring + s * S::slot_bytes + S::a_bytes;
-                mbarrier_wait_parity(smem_addr(&full[s]), (it / DEPTH) & 1);
+            for (int t = 0; t < k_tiles; t++) {
+                const uint64_t a = desc_advance(ring_a, slot * S::slot_bytes);
+                const uint64_t b = desc_advance(ring_b, slot * S::slot_bytes);
+                mbarrier_wait_parity(full0 + 8 * slot, phase);
                 wgmma_fence();
 #pragma unroll
                 for (int k = 0; k < BK / 16; k++)
-                    mma_k16<T, BN>(d, desc_sw128(a + 32 * k), desc_sw128(b + 32 * k));
+                    mma_k16<T, BN>(d, desc_advance(a, 32 * k), desc_advance(b, 32 * k));
                 wgmma_commit_group();
                 wgmma_wait_group<1>();
-                if (t > 0) release((it - 1) % DEPTH);
+                if (t > 0) release(last);
+                last = slot;
+                if (++slot == DEPTH) slot = 0, phase ^= 1;
             }
             wgmma_wait_group<0>();
             wgmma_fence_operands(d);
-            release((it - 1) % DEPTH);
+            release(last);
 
             if (!tma_store) { /* N % 8 != 0: no map of C can exist */
                 store_fragment<BN>(d, C, M, N, m0 + 64 * c, n0);
