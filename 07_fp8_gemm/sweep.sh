@@ -23,9 +23,9 @@ small=(--m 64,64,64,128,128,128 --n 2112,24576,7168,2112,24576,7168 --k 7168,153
         --save "$out/group_$g" >"$out/group_$g.txt" 2>&1
     echo "== group of $g pair rows, exit $?" >>"$out/group_$g.txt"
 done
-[[ $parts == *" final "* ]] && for tile in 256x128 128x128 64x128; do
+[[ $parts == *" final "* ]] && for tile in 256x128 128x128 64x128 128x144; do
     for set in squares large small; do
-        [ $set = small ] && [ $tile = 256x128 ] && continue
+        [ $set = small ] && [ $tile != 128x128 ] && [ $tile != 64x128 ] && continue
         declare -n sizes=$set
         GEMM07_FINAL_TILE=$tile "$bin" "${lib[@]}" "${sizes[@]}" --iters 30 \
             --save "$out/final_${set}_$tile" >"$out/final_${set}_$tile.txt" 2>&1

@@ -33,6 +33,10 @@
  *    small M and small grids, the inference shapes), picked like chapter 06's stage 8 (rounds x
  *    tile area / rate). A consumer's fp32 sums and its accumulators share 232 registers: 64 x 128
  *    per band, so n256 (128 + 128 registers before addresses) does not fit.
+ *  - Per tensor, 128 x 144 too (cuBLASLt's tile): three sets of 72 registers, so the consumers
+ *    take 240 and the producer 24; its first 128 columns leave by TMA, the last 16 from
+ *    registers. 4096 tiles of 128 x 128 at 8192^3 need 32 rounds on 132 SMs (31.03), 128 x 144
+ *    tiles 28 (27.6): wider_144 below.
  *
  * Shapes: any M and N (block scaling: M % 4 == 0, the TMA map of A's scales); K % 16 == 0. */
 #include <stdint.h>
@@ -64,10 +68,13 @@
  * many as fit (at most 8) beside the scales of their A rows (block scaling: 64 * CONS floats per
  * slot, in a region of their own after the ring) and the staging (two 8 KiB boxes per
  * consumer, 1024-aligned for the TMA store's swizzle). */
-template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER> struct final07_shape {
+template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, int COLS = BN> struct final07_shape {
     static constexpr int bm = 64 * CONS * WAVES, threads = 128 * (1 + CONS);
-    static constexpr int a_bytes = bm * BK, b_half_bytes = BN / CL * BK;
-    static constexpr int slot_bytes = (bm + BN) * BK;
+    /* setmaxnreg: 72 x 3 registers of sums and accumulators at 144 columns need 240 */
+    static constexpr int producer_regs = COLS > 128 ? 24 : 40;
+    static constexpr int consumer_regs = COLS > 128 ? 240 : 232;
+    static constexpr int a_bytes = bm * BK, b_half_bytes = COLS / CL * BK;
+    static constexpr int slot_bytes = (bm + COLS) * BK;
     static constexpr int scale_bytes = BLOCK ? bm * 4 : 0;
     static constexpr int staging_bytes = 2 * 8192;
     static constexpr int budget = 227 * 1024 - 2048; /* the opt-in limit less static smem, rounded */
@@ -105,15 +112,16 @@ static __host__ __device__ __forceinline__ int split_end(int k_tiles, int ways, 
  * tile row, M <= 64: a second block there would only load half of B for its partner, its own
  * band past M, so every cluster would tie up two SMs for one tile's math; alone, each block
  * loads all of B's tile and every SM computes). */
-template <bool BLOCK, int CONS, int WAVES, int CL, bool SPLIT>
-static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::threads, 1)
+template <bool BLOCK, int CONS, int WAVES, int CL, bool SPLIT, int COLS>
+static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, COLS>::threads, 1)
     final07_kernel(const __grid_constant__ CUtensorMap map_a,
                    const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_sa,
                    const __grid_constant__ CUtensorMap map_d, bf16_t *__restrict__ D, int M, int N,
                    int K, const float *__restrict__ scale_a, const float *__restrict__ scale_b,
                    const gemm06_tiles pairs, const int tma_store, const final07_split split) {
-    using S = final07_shape<BLOCK, CONS, WAVES, CL>;
+    using S = final07_shape<BLOCK, CONS, WAVES, CL, COLS>;
+    static_assert(COLS == BN || (!BLOCK && !SPLIT && WAVES == 1), "128 x 144: per tensor");
     constexpr int DEPTH = S::depth, BM = S::bm;
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) unsigned long long full[DEPTH], empty[DEPTH];
@@ -149,7 +157,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
     cluster_wait();
 
     if (wg == 0) {
-        setmaxnreg_dec<40>();
+        setmaxnreg_dec<S::producer_regs>();
         if (threadIdx.x == 0) {
             int it = 0;
             for (int u = cluster_id; u < n_units; u += clusters) {
@@ -165,10 +173,10 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
                     mbarrier_arrive_expect_tx(bar, expect);
                     tma_load_2d(a, &map_a, bar, t * BK, m0);
                     if constexpr (CL == 1)
-                        tma_load_2d(a + S::a_bytes, &map_b, bar, t * BK, tn * BN);
+                        tma_load_2d(a + S::a_bytes, &map_b, bar, t * BK, tn * COLS);
                     else
                         tma_load_2d_multicast(a + S::a_bytes + rank * S::b_half_bytes, &map_b,
-                                              bar, t * BK, tn * BN + (int)rank * (BN / CL),
+                                              bar, t * BK, tn * COLS + (int)rank * (COLS / CL),
                                               (1u << CL) - 1);
                     if (BLOCK)
                         tma_load_2d(ring + S::scales_at + s * S::scale_bytes, &map_sa, bar, m0, t);
@@ -180,7 +188,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
                 mbarrier_wait_parity(smem_addr(&empty[it % DEPTH]), ((it / DEPTH) & 1) ^ 1);
         }
     } else {
-        setmaxnreg_inc<232>();
+        setmaxnreg_inc<S::consumer_regs>();
         const int c = wg - 1;
         const int t128 = threadIdx.x % 128;
         const bool signals = t128 % 32 == 0, stores = t128 == 0;
@@ -206,17 +214,17 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
          * so no other warp is waited for, and the store is store_fragment's (store_boxes needs
          * the whole warpgroup at its named barriers). */
         const int warp = t128 / 32, lane = t128 % 32;
-        auto merge_pieces = [&](float(&acc)[BN / 2], int u, int w) {
+        auto merge_pieces = [&](float(&acc)[COLS / 2], int u, int w) {
             const int tile = u / ways, piece = u % ways;
             const int who = (((int)rank * CONS + c) * WAVES + w) * 4 + warp;
             constexpr int PER = CL * CONS * WAVES * 4; /* warps of a cluster's tile */
             auto slot = [&](int q) {
                 return split.partials + ((size_t)(tile * ways + q) * PER + who) *
-                                            (BN / 8) * 32 + lane;
+                                            (COLS / 8) * 32 + lane;
             };
             float4 *mine = slot(piece);
 #pragma unroll
-            for (int q = 0; q < BN / 8; q++)
+            for (int q = 0; q < COLS / 8; q++)
                 mine[32 * q] = make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2],
                                            acc[4 * q + 3]);
             __threadfence();
@@ -229,11 +237,11 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
             if (lane == 0) atomicExch(counter, 0);
             __threadfence();
 #pragma unroll
-            for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+            for (int i = 0; i < COLS / 2; i++) acc[i] = 0.0f;
             for (int q = 0; q < ways; q++) {
                 const float4 *from = slot(q);
 #pragma unroll
-                for (int j = 0; j < BN / 8; j++) {
+                for (int j = 0; j < COLS / 8; j++) {
                     const float4 v = __ldcg(from + 32 * j);
                     acc[4 * j] += v.x, acc[4 * j + 1] += v.y;
                     acc[4 * j + 2] += v.z, acc[4 * j + 3] += v.w;
@@ -261,23 +269,23 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
             /* This consumer's rows: WAVES bands of 64, from m0 + 64 * WAVES * c. A band past M
              * (a cluster's second block at M <= 64, say) has nothing to compute or store. */
             const int band0 = m0 + 64 * WAVES * c;
-            float sum[WAVES][BN / 2], part[BN / 2];
+            float sum[WAVES][COLS / 2], part[COLS / 2];
 #pragma unroll
             for (int w = 0; w < WAVES; w++)
 #pragma unroll
-                for (int i = 0; i < BN / 2; i++) sum[w][i] = 0.0f;
+                for (int i = 0; i < COLS / 2; i++) sum[w][i] = 0.0f;
 #pragma unroll
-            for (int i = 0; i < BN / 2; i++) part[i] = 0.0f;
+            for (int i = 0; i < COLS / 2; i++) part[i] = 0.0f;
             wgmma_fence_operands(part);
             /* One K tile of band `band` (of the block's 64-row bands) from slot s into acc. */
-            auto issue = [&](float(&acc)[BN / 2], int s, int band) {
+            auto issue = [&](float(&acc)[COLS / 2], int s, int band) {
                 const unsigned at = s * S::slot_bytes;
                 const uint64_t a = desc_advance(ring_a, at + band * 64 * BK);
                 const uint64_t b = desc_advance(ring_b, at);
                 wgmma_fence();
 #pragma unroll
                 for (int k = 0; k < BK / 32; k++)
-                    wgmma_e4m3_e4m3_ss<BN>(acc, desc_advance(a, 32 * k), desc_advance(b, 32 * k),
+                    wgmma_e4m3_e4m3_ss<COLS>(acc, desc_advance(a, 32 * k), desc_advance(b, 32 * k),
                                            k > 0);
                 wgmma_commit_group();
             };
@@ -292,9 +300,10 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
                     f1 = ld_shared_f32(rows + 4 * (row + 8)) * b_scale;
                 }
             };
-            auto promote = [&](float(&dst)[BN / 2], const float(&acc)[BN / 2], float f0, float f1) {
+            auto promote = [&](float(&dst)[COLS / 2], const float(&acc)[COLS / 2], float f0,
+                               float f1) {
 #pragma unroll
-                for (int i = 0; i < BN / 2; i++) dst[i] += acc[i] * ((i / 2) % 2 ? f1 : f0);
+                for (int i = 0; i < COLS / 2; i++) dst[i] += acc[i] * ((i / 2) % 2 ? f1 : f0);
             };
 
             if (WAVES == 1 && band0 < M) {
@@ -303,13 +312,13 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
                  * but the newest group done). With one, each promotion is a gap in the tensor
                  * core's work unless the other consumer happens to fill it, and the two
                  * consumers, started together, stay in step. */
-                float other[BN / 2];
+                float other[COLS / 2];
                 auto wait_full = [&](int s, unsigned p) {
                     mbarrier_wait_parity_in_asm(full0 + 8 * s, p);
                 };
                 /* Tile t, in acc, done once at most `pending` groups (the newest) are still
                  * in flight: its slot handed back, its sum promoted. */
-                auto finish = [&](float(&acc)[BN / 2], int t, auto pending) {
+                auto finish = [&](float(&acc)[COLS / 2], int t, auto pending) {
                     const int s = slot;
                     float f0, f1;
                     factors(s, c, t0 + t, f0, f1);
@@ -322,7 +331,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
                 const std::integral_constant<int, 1> newest_pending;
                 const std::integral_constant<int, 0> none_pending;
                 /* Tile t is in acc: issue tile t + 1 into next, then finish t. */
-                auto step = [&](float(&acc)[BN / 2], float(&next)[BN / 2], int t) {
+                auto step = [&](float(&acc)[COLS / 2], float(&next)[COLS / 2], int t) {
                     int s = slot;
                     unsigned p = phase;
                     advance(s, p);
@@ -366,20 +375,27 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL>::
             for (int w = 0; w < WAVES; w++) {
                 if (!BLOCK) {
 #pragma unroll
-                    for (int i = 0; i < BN / 2; i++) sum[w][i] *= tensor_scale;
+                    for (int i = 0; i < COLS / 2; i++) sum[w][i] *= tensor_scale;
                 }
                 if (band0 + 64 * w >= M) continue; /* uniform over the block's consumer */
                 if (ways > 1) { /* a K split: the last piece of the tile stores it */
                     if (merge_pieces(sum[w], u, w))
-                        store_fragment<BN, bf16_t>(sum[w], D, M, N, band0 + 64 * w, tn * BN);
+                        store_fragment<COLS, bf16_t>(sum[w], D, M, N, band0 + 64 * w, tn * COLS);
                     continue;
                 }
                 if (!tma_store) {
-                    store_fragment<BN, bf16_t>(sum[w], D, M, N, band0 + 64 * w, tn * BN);
+                    store_fragment<COLS, bf16_t>(sum[w], D, M, N, band0 + 64 * w, tn * COLS);
                     continue;
                 }
-                store_boxes<BN, bf16_t>(sum[w], &map_d, staging, boxes, band0 + 64 * w, tn * BN,
-                                        1 + c, stores);
+                /* 144 columns: two 64-column boxes by TMA, the last 16 from registers */
+                constexpr int WHOLE = COLS / 64 * 64;
+                store_boxes<WHOLE, bf16_t>(reinterpret_cast<const float(&)[WHOLE / 2]>(sum[w]),
+                                           &map_d, staging, boxes, band0 + 64 * w, tn * COLS,
+                                           1 + c, stores);
+                if constexpr (COLS > WHOLE)
+                    store_fragment<COLS - WHOLE, bf16_t>(
+                        reinterpret_cast<const float(&)[(COLS - WHOLE) / 2]>(sum[w][WHOLE / 2]),
+                        D, M, N, band0 + 64 * w, tn * COLS + WHOLE);
             }
         }
         if (stores && tma_store) tma_store_wait<0>();
@@ -437,19 +453,19 @@ static bool reserve_split(size_t float4s, size_t counters) {
     return true;
 }
 
-template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, bool SPLIT = false>
+template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, bool SPLIT = false, int COLS = BN>
 static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                           const float *scale_b, bf16_t *D, int M, int N, int K,
                           cudaStream_t stream) {
-    using S = final07_shape<BLOCK, CONS, WAVES, CL>;
-    const long rows = (blocks_for(M, S::bm) + CL - 1) / CL, cols = blocks_for(N, BN);
+    using S = final07_shape<BLOCK, CONS, WAVES, CL, COLS>;
+    const long rows = (blocks_for(M, S::bm) + CL - 1) / CL, cols = blocks_for(N, COLS);
     if (rows > 65535 || cols > 65535 || rows * cols > 0x7fffffffL)
         return launch_unsupported("more than 65535 tile rows or columns");
     if (BLOCK && M % 4)
         return launch_unsupported("M %% 4 != 0: the scale map's rows must be 16-byte multiples");
     char err[256];
     const gemm06_maps *maps =
-        gemm06_maps_for_type(A, B, TMAP_U8, M, N, K, S::bm, BN / CL, err, sizeof err);
+        gemm06_maps_for_type(A, B, TMAP_U8, M, N, K, S::bm, COLS / CL, err, sizeof err);
     if (!maps) return launch_unsupported("%s", err);
     static const CUtensorMap unused = {};
     const CUtensorMap *map_sa = &unused;
@@ -465,7 +481,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     gemm06_tiles pairs = {(int)rows, (int)cols, GEMM06_ORDER_GROUPED,
                           gemm06_group_rows_from_env("GEMM07_GROUP_ROWS", 8)};
     launch_cfg cfg = {dim3(CL), dim3(S::threads), (size_t)S::smem, CL, stream};
-    const void *kernel = (const void *)final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT>;
+    const void *kernel = (const void *)final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT, COLS>;
     static int resident; /* per instantiation */
     if (!resident) resident = launch_resident_clusters(kernel, &cfg);
     final07_split split = {1, NULL, NULL};
@@ -474,7 +490,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
         constexpr int PER = CL * CONS * WAVES * 4; /* warps of a cluster's tile */
         const size_t tiles = (size_t)rows * cols;
         if (split.ways > 1 &&
-            !reserve_split(tiles * split.ways * PER * (BN / 8) * 32, tiles * PER))
+            !reserve_split(tiles * split.ways * PER * (COLS / 8) * 32, tiles * PER))
             split.ways = 1;
         if (split.ways == 1) /* the kernel without the split's code */
             return launch_final07<BLOCK, CONS, WAVES, CL, false>(A, B, scale_a, scale_b, D, M,
@@ -484,7 +500,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     if (resident > 0)
         cfg.grid =
             dim3((unsigned)(CL * launch_balanced_grid(rows * cols * split.ways, resident)));
-    return launch_kernel(final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT>, cfg, maps->map_a,
+    return launch_kernel(final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT, COLS>, cfg, maps->map_a,
                          maps->map_b,
                          *map_sa, map_d ? *map_d : unused, D, M, N, K, scale_a, scale_b, pairs,
                          map_d != NULL, split);
@@ -494,9 +510,10 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
  * round is one tile on every cluster slot. Tiles (consumers x bands of 64 rows each):
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
  * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100). A rate of 0 would
- * never be picked. GEMM07_FINAL_TILE=256x128, 128x128 or 64x128 forces one (read once); any
- * other value is refused. */
-enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_BAD = 0 };
+ * never be picked. Per tensor, 128 x 144 (wider_144) may then replace 128 x 128.
+ * GEMM07_FINAL_TILE=256x128, 128x128, 64x128 or 128x144 (per tensor) forces one (read once);
+ * any other value is refused. */
+enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_BAD = 0 };
 
 /* The 64 x 128 tile's cluster: 1 block when C has one tile row (M <= 64; the kernel's comment on
  * CL) and more than a quarter of the SMs' worth of tiles, else 2. Measured (H100, 2026-11-24,
@@ -515,6 +532,20 @@ static int cluster_for_64(int M, int N) {
     return M <= 64 && (int)blocks_for(N, BN) > launch_sms() / 4 ? 1 : 2;
 }
 
+/* The per-tensor 128 x 144 tile (cuBLASLt's own): 9/8 of a 128 x 128 tile's work a round, so it
+ * wins where it saves more rounds than that: 8192^3 (1824 pairs in 28 rounds on 66 clusters,
+ * against 2048 in 32) and 4096 x 2112 x 7168 (4 against 5). Rates of one session at 8192^3
+ * (H100, 2026-11-24, after the K loop's diet): 1429 against 1403 TFLOPS. It must also be
+ * estimated 2.5% faster: at short K its costs per tile (16 columns stored from registers, 5
+ * slots instead of 6) measured 2-3% (4096 x 24576 x 1536: 42 rounds against 47, yet 0.970x
+ * against 1.003x cuBLASLt). */
+static bool wider_144(int M, int N) {
+    const long slots = launch_sms() / CLUSTER, pair_rows = (blocks_for(M, 128) + 1) / 2;
+    const long r128 = (pair_rows * blocks_for(N, 128) + slots - 1) / slots;
+    const long r144 = (pair_rows * blocks_for(N, 144) + slots - 1) / slots;
+    return r144 * 144.0 / 1429 < 0.975 * r128 * 128.0 / 1403;
+}
+
 static int pick_tile(bool block, int M, int N) {
     static int forced = -1;
     if (forced < 0) {
@@ -523,6 +554,7 @@ static int pick_tile(bool block, int M, int N) {
                  : !strcmp(e, "256x128") ? TILE_256
                  : !strcmp(e, "128x128") ? TILE_128
                  : !strcmp(e, "64x128")  ? TILE_64
+                 : !strcmp(e, "128x144") ? TILE_144
                                          : TILE_BAD;
     }
     if (forced != 4) return forced;
@@ -539,7 +571,7 @@ static int pick_tile(bool block, int M, int N) {
         const double cost = (double)((pairs + slots - 1) / slots) * rows[i] / rate[block][i];
         if (i == 0 || cost < best_cost) best = i + 1, best_cost = cost;
     }
-    return best;
+    return !block && best == TILE_128 && wider_144(M, N) ? TILE_144 : best;
 }
 
 template <bool BLOCK>
@@ -555,7 +587,13 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                                                           stream);
     case TILE_128: return launch_final07<BLOCK, 2, 1>(A, B, scale_a, scale_b, D, M, N, K, stream);
     case TILE_256: return launch_final07<BLOCK, 2, 2>(A, B, scale_a, scale_b, D, M, N, K, stream);
-    default: return launch_unsupported("GEMM07_FINAL_TILE must be 256x128, 128x128 or 64x128");
+    case TILE_144:
+        if constexpr (BLOCK) return launch_unsupported("the 128x144 tile is per tensor only");
+        else
+            return launch_final07<false, 2, 1, CLUSTER, false, 144>(A, B, scale_a, scale_b, D, M,
+                                                                    N, K, stream);
+    default:
+        return launch_unsupported("GEMM07_FINAL_TILE must be 256x128, 128x128, 64x128 or 128x144");
     }
 }
 
