@@ -19,9 +19,9 @@
  *  - A lean K loop (the latest change): the wgmma descriptors of slot 0 made once and each
  *    operand's advanced by an add (desc_advance), the ring position kept as slot and phase,
  *    the ring's, barriers' and scales' shared addresses made once: 72 -> 37 instructions a K
- *    tile besides the promotion's 64 (87.5 -> 48.5 block-scaled); 5-9% at M = 4096 and the
- *    squares (README, "The K loop's instructions"). The FP8 wgmma is short, so the warp that
- *    issues it has few issue slots to spare.
+ *    tile besides the promotion's 64 (87.5 -> 45 block-scaled, B's scale pointer stepped too);
+ *    5-12% at M = 4096 and the squares (README, "The K loop's instructions"). The FP8 wgmma is
+ *    short, so the warp that issues it has few issue slots to spare.
  *  - Few tiles, K split: with at most half as many tiles as clusters, the
  *    64 x 128 tile's K tiles are cut into units on separate clusters and the pieces' fp32 sums
  *    added by the last one (final07_split, split_ways, merge_pieces below).
@@ -289,12 +289,13 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                                            k > 0);
                 wgmma_commit_group();
             };
-            /* The factors of this thread's two rows (row, row + 8) for K tile t: block scaling's
-             * A scale (beside the slot) times B's; 1 per tensor (applied once, at the end). */
-            auto factors = [&](int s, int band, int t, float &f0, float &f1) {
+            /* The factors of this thread's two rows (row, row + 8) for the K tile in slot s whose
+             * B scale is at b_at: block scaling's A scale (beside the slot) times B's; 1 per
+             * tensor (applied once, at the end). */
+            auto factors = [&](int s, int band, const float *b_at, float &f0, float &f1) {
                 f0 = f1 = 1.0f;
                 if (BLOCK) {
-                    const float b_scale = __ldg(sb + t);
+                    const float b_scale = __ldg(b_at);
                     const unsigned rows = ring + S::scales_at + s * S::scale_bytes + band * 256;
                     f0 = ld_shared_f32(rows + 4 * row) * b_scale;
                     f1 = ld_shared_f32(rows + 4 * (row + 8)) * b_scale;
@@ -316,12 +317,15 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                 auto wait_full = [&](int s, unsigned p) {
                     mbarrier_wait_parity_in_asm(full0 + 8 * s, p);
                 };
+                /* B's scale for the K tile finish() promotes next: a pointer stepped by one, not
+                 * sb + t0 + t rebuilt as a 64-bit address every K tile */
+                const float *b_next = sb + t0;
                 /* Tile t, in acc, done once at most `pending` groups (the newest) are still
                  * in flight: its slot handed back, its sum promoted. */
                 auto finish = [&](float(&acc)[COLS / 2], int t, auto pending) {
                     const int s = slot;
                     float f0, f1;
-                    factors(s, c, t0 + t, f0, f1);
+                    factors(s, c, b_next++, f0, f1);
                     wgmma_wait_group<decltype(pending)::value>();
                     wgmma_fence_operands(acc);
                     release(s);
@@ -353,7 +357,8 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                     finish(part, t, none_pending);
                 }
             } else {
-                for (int t = t0; t < t0 + kt; t++, advance(slot, phase)) {
+                const float *b_at = sb + t0; /* stepped, as b_next above */
+                for (int t = t0; t < t0 + kt; t++, b_at++, advance(slot, phase)) {
                     const int s = slot;
                     mbarrier_wait_parity(full0 + 8 * s, phase);
 #pragma unroll
@@ -362,7 +367,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                         const int band = c * WAVES + w;
                         issue(part, s, band);
                         float f0, f1;
-                        factors(s, band, t, f0, f1);
+                        factors(s, band, b_at, f0, f1);
                         wgmma_wait_group<0>();
                         wgmma_fence_operands(part);
                         if (w == WAVES - 1) release(s);
