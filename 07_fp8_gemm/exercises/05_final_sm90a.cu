@@ -1,8 +1,25 @@
-/* Exercise 5 — the final FP8 kernels (the stage itself is work in progress): your stages 3 and
- * 4 with chapter 06's stage 8 machinery: persistent clusters of two blocks sharing B by TMA
- * multicast, the grouped tile order, the stmatrix + TMA-store epilogue, 128 x 128 or 64 x 128
- * tiles. Two launchers: per tensor (scale the promoted sums once at the end) and block-scaled
- * (stage 4's per-tile factors).
+/* Exercise 5 — the final FP8 kernels: your stages 3 and 4 with chapter 06's stage 8 machinery:
+ * persistent clusters of two blocks sharing B by TMA multicast, the grouped tile order, the
+ * stmatrix + TMA-store epilogue, a tile per size. Two launchers: per tensor (scale the promoted
+ * sums once at the end) and block-scaled (stage 4's per-tile factors).
+ *
+ * Hints (the README's stage 5 has the measurements behind each):
+ *  - Two accumulators in turn: issue K tile t + 1 into one before promoting tile t from the
+ *    other (wgmma_wait_group<1>). ptxas serializes the wgmmas (warning C7518) if a C-level
+ *    branch on a per-thread value sits between a wgmma and its wait: use the in-asm barrier
+ *    wait and the predicated remote arrive of ptx/mbarrier.cuh.
+ *  - Take the warpgroup index from lane 0 (__shfl_sync(~0u, threadIdx.x / 128, 0)), so that
+ *    the descriptors live in uniform registers: no R2UR in the K loop.
+ *  - Count the K loop's SASS instructions besides the 64 promotion adds and 4 QGMMAs (ours:
+ *    37 per tensor, 45 block-scaled). Make each operand's descriptor once and advance it with
+ *    desc_advance; keep the ring position as a slot and a phase rather than it % DEPTH; pass the
+ *    ring's and barriers' shared addresses through a shuffle so ptxas keeps them; read the A
+ *    scales with ld_shared_f32 and step a pointer to B's.
+ *  - Tiles: 128 x 128 (two consumers), 64 x 128 (one; small M), 256 x 128 (two consumers of
+ *    two bands, one accumulator); per tensor also 128 x 144 where it saves rounds (three sets
+ *    of 72 registers: setmaxnreg 240 / 24; the last 16 columns stored from registers).
+ *  - Few tiles (M = 64, 128): cut each tile's K loop across clusters and add the fp32 pieces
+ *    in a fixed order; at M <= 64 use clusters of one block.
  *
  * Check it:  make check-07 ARGS="--kernel ex_final_tensor --kernel ex_final_block"
  */
