@@ -293,3 +293,14 @@ extern "C" __global__ void ptx_check_ex2(const float *__restrict__ in, float *__
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     out[i] = ex2_approx(in[i]);
 }
+
+/* 07 stage 5's A scales read beside the ring: ld.shared at a 32-bit shared address, one LDS. */
+// sass: ptx_check_ld_shared LDS
+extern "C" __global__ void ptx_check_ld_shared(const float *__restrict__ in,
+                                               float *__restrict__ out) {
+    __shared__ float vals[1024];
+    vals[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+    __syncthreads();
+    const unsigned next = smem_addr(&vals[(threadIdx.x + 1) % blockDim.x]);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = ld_shared_f32(next);
+}
