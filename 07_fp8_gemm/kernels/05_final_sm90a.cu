@@ -9,14 +9,15 @@
  *  - Clusters: the two blocks of a cluster compute tiles stacked along M and share B's tile:
  *    each loads half of it and multicasts it to both (chapter 06, stage 6). A's scales (block
  *    scaling) are per row, so each block loads its own.
- *  - Two accumulators in turn (128 x 128 and 64 x 128 tiles): K tile t + 1 is issued before
- *    tile t is promoted (wgmma_wait_group<1>), so the tensor core works while the warpgroup
- *    adds. The loop around it must show ptxas no divergent branch while groups are in flight
- *    (the barrier's spin and the slot's release are inside asm), or it serializes the wgmmas.
+ *  - Two accumulators in turn (the 128 x 128, 128 x 144 and 64 x 128 tiles): K tile t + 1 is
+ *    issued before tile t is promoted (wgmma_wait_group<1>), so the tensor core works while the
+ *    warpgroup adds. The loop around it must show ptxas no divergent branch while groups are in
+ *    flight (the barrier's spin and the slot's release are inside asm), or it serializes the
+ *    wgmmas.
  *  - The epilogue through shared memory: stmatrix into two 8 KiB boxes per consumer, a TMA
  *    store per box (chapter 06, stages 7-8), overlapped with the next tile's main loop; from
  *    registers when N % 8 != 0.
- *  - A lean K loop (the latest change): the wgmma descriptors of slot 0 made once and each
+ *  - A lean K loop: the wgmma descriptors of slot 0 made once and each
  *    operand's advanced by an add (desc_advance), the ring position kept as slot and phase,
  *    the ring's, barriers' and scales' shared addresses made once: 72 -> 37 instructions a K
  *    tile besides the promotion's 64 (87.5 -> 45 block-scaled, B's scale pointer stepped too);
