@@ -134,24 +134,48 @@ static __device__ __forceinline__ void stage_fragment(const float (&d)[BN / 2], 
  * turn by a count of boxes that runs on across tiles (so that any number of boxes per tile
  * would do): a buffer may be written once the store two boxes back, which read it, is done
  * reading, i.e. at most one store group is pending. `barrier` is the warpgroup's named barrier;
- * `stores` is true on the one thread that issues the stores. */
-template <int BN, typename T>
-static __device__ __forceinline__ void store_boxes(const float (&d)[BN / 2],
+ * `stores` is true on the one thread that issues the stores, and false on all of them for a
+ * band past C's last row (then nothing is stored; TMA would clip it all anyway).
+ *
+ * No branch: every thread runs the waits and commits (with no store of its own, its groups are
+ * empty), and the store is predicated inside the asm, so that a warpgroup may store while its
+ * next tile's first wgmmas are in flight (chapter 07's stage 5).
+ *
+ * TAIL = 16 (chapter 07's 128 x 144 tile): the fragment has BN + 16 columns, and the last 16 go
+ * in a box of their own, 64 rows x 32 bytes, unswizzled, at `tail` (2 KiB, 128-aligned), by the
+ * map `tail_map` (gemm06_store_map_for with 16 columns), staged and stored beside the last
+ * 64-column box and in its group, so the wait before that box also frees the tail's buffer:
+ * one stmatrix.x4, whose four 8 x 8 matrices are the tail's columns 0-7 and 8-15 of the warp's
+ * rows 0-7 and 8-15, as in stage_box. */
+template <int BN, typename T, int TAIL = 0>
+static __device__ __forceinline__ void store_boxes(const float (&d)[(BN + TAIL) / 2],
                                                    const CUtensorMap *map, unsigned staging,
                                                    unsigned &boxes, int row0, int col0,
-                                                   int barrier, bool stores) {
+                                                   int barrier, bool stores,
+                                                   const CUtensorMap *tail_map = nullptr,
+                                                   unsigned tail = 0) {
+    static_assert(TAIL == 0 || TAIL == 16, "a tail of 16 columns or none");
+    const float(&body)[BN / 2] = reinterpret_cast<const float(&)[BN / 2]>(d);
 #pragma unroll
     for (int box = 0; box < BN / 64; box++, boxes++) {
         const unsigned buf = staging + (boxes % 2) * 8192;
-        if (stores) tma_store_wait<1>();
+        const bool last = box == BN / 64 - 1;
+        tma_store_wait<1>();
         named_barrier_sync(barrier, 128);
-        stage_box<BN, T>(d, buf, box);
+        stage_box<BN, T>(body, buf, box);
+        if (TAIL && last) {
+            const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+            const int row = 16 * warp + 8 * ((lane / 8) % 2) + lane % 8;
+            const float *r = d + BN / 2;
+            stmatrix_x4(tail + row * 2 * TAIL + (lane / 16) * 16, pack_pair<T>(r[0], r[1]),
+                        pack_pair<T>(r[2], r[3]), pack_pair<T>(r[4], r[5]),
+                        pack_pair<T>(r[6], r[7]));
+        }
         fence_proxy_async_shared();
         named_barrier_sync(barrier, 128);
-        if (stores) {
-            tma_store_2d(map, buf, col0 + 64 * box, row0);
-            tma_store_commit();
-        }
+        tma_store_2d_if(map, buf, col0 + 64 * box, row0, stores);
+        if (TAIL && last) tma_store_2d_if(tail_map, tail, col0 + BN, row0, stores);
+        tma_store_commit();
     }
 }
 
@@ -175,9 +199,9 @@ typedef struct {
  * dims innermost first {cols, rows}, rows a whole row of bytes apart, boxes of 128 bytes of
  * columns (the swizzle span: 64 2-byte or 128 1-byte elements) by box_rows, zeros outside the
  * tensor. */
-static inline int gemm06_encode_2d_typed(CUtensorMap *map, const void *base, tensor_map_type type,
-                                         int rows, int cols, unsigned box_rows, char *err,
-                                         size_t len) {
+static inline int gemm06_encode_2d_box(CUtensorMap *map, const void *base, tensor_map_type type,
+                                       int rows, int cols, unsigned box_cols, unsigned box_rows,
+                                       tensor_map_swizzle swizzle, char *err, size_t len) {
     const unsigned bytes = type == TMAP_U8 ? 1 : 2;
     tensor_map_desc d;
     memset(&d, 0, sizeof d);
@@ -187,11 +211,18 @@ static inline int gemm06_encode_2d_typed(CUtensorMap *map, const void *base, ten
     d.dims[0] = (uint64_t)cols;
     d.dims[1] = (uint64_t)rows;
     d.strides[0] = (uint64_t)cols * bytes;
-    d.box[0] = 128 / bytes;
+    d.box[0] = box_cols;
     d.box[1] = box_rows;
-    d.swizzle = TMAP_SWIZZLE_128B;
+    d.swizzle = swizzle;
     d.fill = TMAP_FILL_ZERO;
     return tensor_map_encode(map, &d, err, len);
+}
+static inline int gemm06_encode_2d_typed(CUtensorMap *map, const void *base, tensor_map_type type,
+                                         int rows, int cols, unsigned box_rows, char *err,
+                                         size_t len) {
+    const unsigned box_cols = type == TMAP_U8 ? 128 : 64; /* 128 bytes */
+    return gemm06_encode_2d_box(map, base, type, rows, cols, box_cols, box_rows,
+                                TMAP_SWIZZLE_128B, err, len);
 }
 static inline int gemm06_encode_2d(CUtensorMap *map, const void *base, int rows, int cols,
                                    unsigned box_rows, char *err, size_t len) {
@@ -231,22 +262,28 @@ static inline const gemm06_maps *gemm06_maps_for(const bf16_t *A, const bf16_t *
 }
 
 /* The map of C (M x N row-major bf16) for TMA stores of 64 x 64 boxes in the 128-byte
- * swizzle (stage_fragment's layout). TMA clips a box at the tensor's edges, so any M and N
- * whose row stride is a multiple of 16 bytes: N % 8 == 0. Cached like the operand maps. */
+ * swizzle (stage_fragment's layout), or with box_cols 16 of 64 x 16 boxes unswizzled (the tail
+ * of store_boxes). TMA clips a box at the tensor's edges, so any M and N whose row stride is a
+ * multiple of 16 bytes: N % 8 == 0. Cached like the operand maps. */
 typedef struct {
     const void *C;
-    int M, N;
+    int M, N, box_cols;
     CUtensorMap map;
 } gemm06_store_map;
 
 static inline const CUtensorMap *gemm06_store_map_for(const bf16_t *C, int M, int N, char *err,
-                                                      size_t len) {
+                                                      size_t len, int box_cols = 64) {
     static gemm06_store_map cache[8];
     static int used, next;
     for (int i = 0; i < used; i++)
-        if (cache[i].C == C && cache[i].M == M && cache[i].N == N) return &cache[i].map;
-    gemm06_store_map m = {C, M, N, {}};
-    if (gemm06_encode_2d(&m.map, C, M, N, 64, err, len) != TENSOR_MAP_OK) return NULL;
+        if (cache[i].C == C && cache[i].M == M && cache[i].N == N &&
+            cache[i].box_cols == box_cols)
+            return &cache[i].map;
+    gemm06_store_map m = {C, M, N, box_cols, {}};
+    if (gemm06_encode_2d_box(&m.map, C, TMAP_BF16, M, N, (unsigned)box_cols, 64,
+                             box_cols == 64 ? TMAP_SWIZZLE_128B : TMAP_SWIZZLE_NONE, err,
+                             len) != TENSOR_MAP_OK)
+        return NULL;
     gemm06_store_map *slot = &cache[next];
     *slot = m;
     next = (next + 1) % 8;

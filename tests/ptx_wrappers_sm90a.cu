@@ -135,6 +135,23 @@ extern "C" __global__ void ptx_check_tma_store_2d(const __grid_constant__ CUtens
     __syncthreads(); /* the tile may be reused only after the wait */
 }
 
+/* The same store by a predicate inside the asm: every thread runs the store, the commit and the
+ * wait, and only thread 0's store happens (no branch around it). */
+// sass: ptx_check_tma_store_2d_if FENCE.VIEW.ASYNC.S UTMASTG.2D UTMACMDFLUSH DEPBAR.LE
+extern "C" __global__ void ptx_check_tma_store_2d_if(const __grid_constant__ CUtensorMap map,
+                                                     const float *__restrict__ in, int c0,
+                                                     int c1) {
+    __shared__ alignas(128) float tile[64 * 32];
+    for (int i = threadIdx.x; i < 64 * 32; i += blockDim.x)
+        tile[i] = 2.0f * in[blockIdx.x * 64 * 32 + i];
+    fence_proxy_async_shared();
+    __syncthreads();
+    tma_store_2d_if(&map, smem_addr(tile), c0, c1 + 32 * blockIdx.x, threadIdx.x == 0);
+    tma_store_commit();
+    tma_store_wait<0>();
+    __syncthreads();
+}
+
 /* The push exchange of 03_softmax's cluster stage: each CTA sends its pair into slot `rank` of
  * every CTA's shared memory with st.async, counted on that CTA's mbarrier; then each CTA frees
  * its right neighbour with a remote arrive (release.cluster) and waits for its left one.

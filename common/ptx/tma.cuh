@@ -15,6 +15,7 @@
  *                               .mbarrier::complete_tx::bytes      sm_90   UTMALDG.2D / .3D
  *   tma_load_2d_multicast   the same with .multicast::cluster     sm_90(a) UTMALDG.2D.MULTICAST
  *   tma_store_2d            cp.async.bulk.tensor.2d.global.shared::cta.bulk_group  sm_90 UTMASTG.2D
+ *   tma_store_2d_if         the same under a predicate inside the asm                  UTMASTG.2D
  *       these three: 9.7.9.25.5.2 "Data Movement and Conversion Instructions: cp.async.bulk.tensor"
  *   tma_store_commit        cp.async.bulk.commit_group: 9.7.9.25.6.1   sm_90   UTMACMDFLUSH
  *   tma_store_wait<N>       cp.async.bulk.wait_group.read: 9.7.9.25.6.2  sm_90   DEPBAR.LE SB0, N
@@ -72,6 +73,19 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, unsigned sr
                                              int c1) {
     asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
                  ::"l"(map), "r"(src), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+/* The same by the threads for which `pred` holds, as a predicate inside the asm rather than an
+ * `if`: a warpgroup whose wgmmas are in flight may store without a branch for ptxas to see
+ * (which would make it serialize the wgmmas; chapter 07's stage 5). The other threads may run
+ * tma_store_commit and tma_store_wait too: with nothing issued, their groups are empty. */
+__device__ __forceinline__ void tma_store_2d_if(const CUtensorMap *map, unsigned src, int c0,
+                                                int c1, bool pred) {
+    asm volatile("{ .reg .pred p;\n\t"
+                 "setp.ne.u32 p, %4, 0;\n\t"
+                 "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1]; }"
+                 ::"l"(map), "r"(src), "r"(c0), "r"(c1), "r"((unsigned)pred)
                  : "memory");
 }
 
