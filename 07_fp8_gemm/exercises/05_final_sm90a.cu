@@ -11,13 +11,14 @@
  *  - Take the warpgroup index from lane 0 (__shfl_sync(~0u, threadIdx.x / 128, 0)), so that
  *    the descriptors live in uniform registers: no R2UR in the K loop.
  *  - Count the K loop's SASS instructions besides the 64 promotion adds and 4 QGMMAs (ours:
- *    37 per tensor, 45 block-scaled). Make each operand's descriptor once and advance it with
+ *    37 per tensor, 44 block-scaled). Make each operand's descriptor once and advance it with
  *    desc_advance; keep the ring position as a slot and a phase rather than it % DEPTH; pass the
  *    ring's and barriers' shared addresses through a shuffle so ptxas keeps them; read the A
- *    scales with ld_shared_f32 and step a pointer to B's.
+ *    scales with ld_shared_f32 and step a pointer to B's, loading each B scale a K tile ahead
+ *    (a unit's first during the unit before: after an L2 flush it comes from DRAM).
  *  - Tiles: 128 x 128 (two consumers), 64 x 128 (one; small M), 256 x 128 (two consumers of
  *    two bands, one accumulator); per tensor also 128 x 144 where it saves rounds (three sets
- *    of 72 registers: setmaxnreg 240 / 24; the last 16 columns stored from registers).
+ *    of 72 registers: setmaxnreg 240 / 24; the last 16 columns in a narrow TMA box).
  *  - Few tiles (M = 64, 128): cut each tile's K loop across clusters and add the fp32 pieces
  *    in a fixed order; at M <= 64 use clusters of one block.
  *

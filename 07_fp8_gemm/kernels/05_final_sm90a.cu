@@ -23,6 +23,9 @@
  *    tile besides the promotion's 64 (87.5 -> 45 block-scaled, B's scale pointer stepped too);
  *    5-12% at M = 4096 and the squares (README, "The K loop's instructions"). The FP8 wgmma is
  *    short, so the warp that issues it has few issue slots to spare.
+ *  - B's scales loaded ahead: a K tile ahead, and a unit's first during the unit before, whose
+ *    line is in no cache after the timed launch's L2 flush (README, "B's scale, loaded ahead":
+ *    block-scaled M = 64 / 128 up to 12%).
  *  - Few tiles, K split: with at most half as many tiles as clusters, the
  *    64 x 128 tile's K tiles are cut into units on separate clusters and the pieces' fp32 sums
  *    added by the last one (final07_split, split_ways, merge_pieces below).
@@ -35,9 +38,9 @@
  *    tile area / rate). A consumer's fp32 sums and its accumulators share 232 registers: 64 x 128
  *    per band, so n256 (128 + 128 registers before addresses) does not fit.
  *  - Per tensor, 128 x 144 too (cuBLASLt's tile): three sets of 72 registers, so the consumers
- *    take 240 and the producer 24; its first 128 columns leave by TMA, the last 16 from
- *    registers. 4096 tiles of 128 x 128 at 8192^3 need 32 rounds on 132 SMs (31.03), 128 x 144
- *    tiles 28 (27.6): wider_144 below.
+ *    take 240 and the producer 24; its first 128 columns leave in two 64-column TMA boxes, the
+ *    last 16 in a third, narrow one (store_boxes' tail). 4096 tiles of 128 x 128 at 8192^3 need
+ *    32 rounds on 132 SMs (31.03), 128 x 144 tiles 28 (27.6): wider_144 below.
  *
  * Shapes: any M and N (block scaling: M % 4 == 0, the TMA map of A's scales); K % 16 == 0. */
 #include <stdint.h>
@@ -77,7 +80,7 @@ template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, int COLS = BN> stru
     static constexpr int a_bytes = bm * BK, b_half_bytes = COLS / CL * BK;
     static constexpr int slot_bytes = (bm + COLS) * BK;
     static constexpr int scale_bytes = BLOCK ? bm * 4 : 0;
-    static constexpr int staging_bytes = 2 * 8192;
+    static constexpr int staging_bytes = 2 * 8192 + (COLS > 128 ? 2048 : 0); /* + the tail's */
     static constexpr int budget = 227 * 1024 - 2048; /* the opt-in limit less static smem, rounded */
     static constexpr int fit = (budget - CONS * staging_bytes - 1024) / (slot_bytes + scale_bytes);
     static constexpr int depth = fit < 8 ? fit : 8;
@@ -87,14 +90,16 @@ template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, int COLS = BN> stru
 };
 static_assert(final07_shape<false, 2, 1>::depth == 6 && final07_shape<true, 2, 1>::depth == 5 &&
                   final07_shape<false, 1, 1>::depth == 8 && final07_shape<true, 1, 1>::depth == 8 &&
-                  final07_shape<false, 2, 2>::depth == 4 && final07_shape<true, 2, 2>::depth == 3,
+                  final07_shape<false, 2, 2>::depth == 4 && final07_shape<true, 2, 2>::depth == 3 &&
+                  final07_shape<false, 2, 1, CLUSTER, 144>::depth == 5,
               "slots");
 static_assert(final07_shape<false, 2, 1>::smem == GEMM07_SMEM_FINAL &&
                   final07_shape<true, 2, 1>::smem <= GEMM07_SMEM_FINAL &&
                   final07_shape<false, 1, 1>::smem <= GEMM07_SMEM_FINAL &&
                   final07_shape<true, 1, 1>::smem <= GEMM07_SMEM_FINAL &&
                   final07_shape<false, 2, 2>::smem <= GEMM07_SMEM_FINAL &&
-                  final07_shape<true, 2, 2>::smem <= GEMM07_SMEM_FINAL,
+                  final07_shape<true, 2, 2>::smem <= GEMM07_SMEM_FINAL &&
+                  final07_shape<false, 2, 1, CLUSTER, 144>::smem <= GEMM07_SMEM_FINAL,
               "gemm07.h agrees");
 
 /* A K split for few tiles (the launcher's split_ways): `ways` units per tile, unit u doing K
@@ -118,7 +123,8 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
     final07_kernel(const __grid_constant__ CUtensorMap map_a,
                    const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_sa,
-                   const __grid_constant__ CUtensorMap map_d, bf16_t *__restrict__ D, int M, int N,
+                   const __grid_constant__ CUtensorMap map_d,
+                   const __grid_constant__ CUtensorMap map_dt, bf16_t *__restrict__ D, int M, int N,
                    int K, const float *__restrict__ scale_a, const float *__restrict__ scale_b,
                    const gemm06_tiles pairs, const int tma_store, const final07_split split) {
     using S = final07_shape<BLOCK, CONS, WAVES, CL, COLS>;
@@ -148,6 +154,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
         tma_prefetch_map(&map_b);
         if (BLOCK) tma_prefetch_map(&map_sa);
         if (tma_store) tma_prefetch_map(&map_d);
+        if (tma_store && COLS > BN) tma_prefetch_map(&map_dt);
         for (int s = 0; s < DEPTH; s++) {
             mbarrier_init(smem_addr(&full[s]), 1);
             mbarrier_init(smem_addr(&empty[s]), CL * CONS * 4);
@@ -259,108 +266,168 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
             if (++s == DEPTH) s = 0, p ^= 1;
         };
         unsigned boxes = 0;
-        for (int u = cluster_id; u < n_units; u += clusters) {
-            int pm, tn;
-            gemm06_tile_at(pairs, u / ways, pm, tn);
-            const int m0 = (pm * CL + (int)rank) * BM;
-            /* this unit's K tiles: t0 .. t0 + kt - 1 (all of them unless split) */
-            const int t0 = split_end(k_tiles, ways, u % ways - 1);
-            const int kt = split_end(k_tiles, ways, u % ways) - t0;
-            const float *sb = scale_b + (long)tn * k_tiles4; /* BN = 128: one B block column */
-            /* This consumer's rows: WAVES bands of 64, from m0 + 64 * WAVES * c. A band past M
-             * (a cluster's second block at M <= 64, say) has nothing to compute or store. */
-            const int band0 = m0 + 64 * WAVES * c;
-            float sum[WAVES][COLS / 2], part[COLS / 2];
+        /* B's scale of unit v's first K tile (block scaling; BN = 128: one B block column a
+         * tile), loaded a unit ahead: its line is seldom in L1 (another tile column) and after
+         * the L2 flush of a timed launch not in L2 either, so a load at the unit's first
+         * promotion waited ~1 us for DRAM, once a tile: a quarter of a 4-K-tile unit
+         * (128 x 32768 x 512). The rest of a unit's scales are in that line or the next. */
+        auto first_b_scale = [&](int v) {
+            float b = 1.0f;
+            if (BLOCK && v < n_units) {
+                int vm, vn;
+                gemm06_tile_at(pairs, v / ways, vm, vn);
+                b = __ldg(scale_b + (long)vn * k_tiles4 + split_end(k_tiles, ways, v % ways - 1));
+            }
+            return b;
+        };
+        float b_first = first_b_scale(cluster_id);
+        /* Carried from unit to unit: the fp32 sums (store_unit's) and B's scales, the one the
+         * next promotion takes and a pointer to the one after. The accumulators are the
+         * unit's own: carried, ptxas spent 4-5 more instructions a K tile on descriptors. */
+        float sum[WAVES][COLS / 2];
+        float b_ahead = 1.0f;
+        const float *b_next = scale_b;
+        /* One K tile of band `band` (of the block's 64-row bands) from slot s into acc. */
+        auto issue = [&](float(&acc)[COLS / 2], int s, int band) {
+            const unsigned at = s * S::slot_bytes;
+            const uint64_t a = desc_advance(ring_a, at + band * 64 * BK);
+            const uint64_t b = desc_advance(ring_b, at);
+            wgmma_fence();
+#pragma unroll
+            for (int k = 0; k < BK / 32; k++)
+                wgmma_e4m3_e4m3_ss<COLS>(acc, desc_advance(a, 32 * k), desc_advance(b, 32 * k),
+                                       k > 0);
+            wgmma_commit_group();
+        };
+        /* The factors of this thread's two rows (row, row + 8) for the K tile in slot s whose
+         * B scale is b_scale: block scaling's A scale (beside the slot) times B's; 1 per
+         * tensor (applied once, at the end). */
+        auto factors = [&](int s, int band, float b_scale, float &f0, float &f1) {
+            f0 = f1 = 1.0f;
+            if (BLOCK) {
+                const unsigned rows = ring + S::scales_at + s * S::scale_bytes + band * 256;
+                f0 = ld_shared_f32(rows + 4 * row) * b_scale;
+                f1 = ld_shared_f32(rows + 4 * (row + 8)) * b_scale;
+            }
+        };
+        auto promote = [&](float(&dst)[COLS / 2], const float(&acc)[COLS / 2], float f0,
+                           float f1) {
+#pragma unroll
+            for (int i = 0; i < COLS / 2; i++) dst[i] += acc[i] * ((i / 2) % 2 ? f1 : f0);
+        };
+        /* Two accumulators in turn: K tile t + 1 is issued before tile t is promoted, so the
+         * tensor core multiplies while this warpgroup adds (wait_group<1>: all but the newest
+         * group done). With one, each promotion is a gap in the tensor core's work unless the
+         * other consumer happens to fill it, and the two consumers, started together, stay in
+         * step. */
+        auto wait_full = [&](int s, unsigned p) { mbarrier_wait_parity_in_asm(full0 + 8 * s, p); };
+        /* Tile t, in acc, done once at most `pending` groups (the newest) are still in flight:
+         * its slot handed back, its sum promoted. With one pending, a K tile follows: its B
+         * scale is loaded now, a K tile ahead (b_next: a pointer stepped by one, not
+         * sb + t0 + t rebuilt as a 64-bit address every K tile). */
+        auto finish = [&](float(&acc)[COLS / 2], auto pending) {
+            const int s = slot;
+            float f0, f1;
+            factors(s, c, b_ahead, f0, f1);
+            if (BLOCK && decltype(pending)::value) b_ahead = __ldg(b_next++);
+            wgmma_wait_group<decltype(pending)::value>();
+            wgmma_fence_operands(acc);
+            release(s);
+            promote(sum[0], acc, f0, f1);
+            advance(slot, phase);
+        };
+        const std::integral_constant<int, 1> newest_pending;
+        const std::integral_constant<int, 0> none_pending;
+        /* Tile t is in acc: issue tile t + 1 into next, then finish t. */
+        auto step = [&](float(&acc)[COLS / 2], float(&next)[COLS / 2]) {
+            int s = slot;
+            unsigned p = phase;
+            advance(s, p);
+            wait_full(s, p);
+            issue(next, s, c);
+            finish(acc, newest_pending);
+        };
+        /* K tiles 1 .. kt - 1 of a unit whose K tile 0 is in flight into `part`; at the end
+         * every group is done. */
+        auto rest_of_unit = [&](int kt, float(&part)[COLS / 2], float(&other)[COLS / 2]) {
+            int t = 0;
+            for (; t + 2 < kt; t += 2) {
+                step(part, other);
+                step(other, part);
+            }
+            if (t + 1 < kt) {
+                step(part, other);
+                finish(other, none_pending);
+            } else {
+                finish(part, none_pending);
+            }
+        };
+        /* The unit's sums to D (its tile at row band0, column tn * COLS). */
+        auto store_unit = [&](int u, int band0, int tn) {
+#pragma unroll
+            for (int w = 0; w < WAVES; w++) {
+                if (!BLOCK) {
+#pragma unroll
+                    for (int i = 0; i < COLS / 2; i++) sum[w][i] *= tensor_scale;
+                }
+                const int row0 = band0 + 64 * w;
+                if (row0 >= M) continue; /* uniform over the block's consumer */
+                if (ways > 1) { /* a K split: the last piece of the tile stores it */
+                    if (merge_pieces(sum[w], u, w))
+                        store_fragment<COLS, bf16_t>(sum[w], D, M, N, row0, tn * COLS);
+                    continue;
+                }
+                if (!tma_store) {
+                    store_fragment<COLS, bf16_t>(sum[w], D, M, N, row0, tn * COLS);
+                    continue;
+                }
+                /* 144 columns: two 64-column boxes and a 16-column one */
+                store_boxes<BN, bf16_t, COLS - BN>(sum[w], &map_d, staging, boxes, row0,
+                                                   tn * COLS, 1 + c, stores, &map_dt,
+                                                   staging + 2 * 8192);
+            }
+        };
+        /* unit u: its tile (pm, tn), first row, K tiles t0 .. t0 + kt - 1 (all of them unless
+         * split), and B's scales from its first */
+        struct unit_at {
+            int tn, m0, t0, kt;
+        };
+        auto begin_unit = [&](int u) {
+            unit_at a;
+            int pm;
+            gemm06_tile_at(pairs, u / ways, pm, a.tn);
+            a.m0 = (pm * CL + (int)rank) * BM;
+            a.t0 = split_end(k_tiles, ways, u % ways - 1);
+            a.kt = split_end(k_tiles, ways, u % ways) - a.t0;
+            b_ahead = b_first;
+            b_first = first_b_scale(u + clusters);
+            b_next = scale_b + (long)a.tn * k_tiles4 + a.t0 + 1;
 #pragma unroll
             for (int w = 0; w < WAVES; w++)
 #pragma unroll
                 for (int i = 0; i < COLS / 2; i++) sum[w][i] = 0.0f;
+            return a;
+        };
+        for (int u = cluster_id; u < n_units; u += clusters) {
+            const unit_at a = begin_unit(u);
+            float part[COLS / 2];
 #pragma unroll
             for (int i = 0; i < COLS / 2; i++) part[i] = 0.0f;
             wgmma_fence_operands(part);
-            /* One K tile of band `band` (of the block's 64-row bands) from slot s into acc. */
-            auto issue = [&](float(&acc)[COLS / 2], int s, int band) {
-                const unsigned at = s * S::slot_bytes;
-                const uint64_t a = desc_advance(ring_a, at + band * 64 * BK);
-                const uint64_t b = desc_advance(ring_b, at);
-                wgmma_fence();
-#pragma unroll
-                for (int k = 0; k < BK / 32; k++)
-                    wgmma_e4m3_e4m3_ss<COLS>(acc, desc_advance(a, 32 * k), desc_advance(b, 32 * k),
-                                           k > 0);
-                wgmma_commit_group();
-            };
-            /* The factors of this thread's two rows (row, row + 8) for the K tile in slot s whose
-             * B scale is at b_at: block scaling's A scale (beside the slot) times B's; 1 per
-             * tensor (applied once, at the end). */
-            auto factors = [&](int s, int band, const float *b_at, float &f0, float &f1) {
-                f0 = f1 = 1.0f;
-                if (BLOCK) {
-                    const float b_scale = __ldg(b_at);
-                    const unsigned rows = ring + S::scales_at + s * S::scale_bytes + band * 256;
-                    f0 = ld_shared_f32(rows + 4 * row) * b_scale;
-                    f1 = ld_shared_f32(rows + 4 * (row + 8)) * b_scale;
-                }
-            };
-            auto promote = [&](float(&dst)[COLS / 2], const float(&acc)[COLS / 2], float f0,
-                               float f1) {
-#pragma unroll
-                for (int i = 0; i < COLS / 2; i++) dst[i] += acc[i] * ((i / 2) % 2 ? f1 : f0);
-            };
-
+            /* This consumer's rows: WAVES bands of 64, from m0 + 64 * WAVES * c. A band past M
+             * (a cluster's second block at M <= 64, say) has nothing to compute or store. */
+            const int band0 = a.m0 + 64 * WAVES * c;
             if (WAVES == 1 && band0 < M) {
-                /* Two accumulators in turn: K tile t + 1 is issued before tile t is promoted,
-                 * so the tensor core multiplies while this warpgroup adds (wait_group<1>: all
-                 * but the newest group done). With one, each promotion is a gap in the tensor
-                 * core's work unless the other consumer happens to fill it, and the two
-                 * consumers, started together, stay in step. */
                 float other[COLS / 2];
-                auto wait_full = [&](int s, unsigned p) {
-                    mbarrier_wait_parity_in_asm(full0 + 8 * s, p);
-                };
-                /* B's scale for the K tile finish() promotes next: a pointer stepped by one, not
-                 * sb + t0 + t rebuilt as a 64-bit address every K tile */
-                const float *b_next = sb + t0;
-                /* Tile t, in acc, done once at most `pending` groups (the newest) are still
-                 * in flight: its slot handed back, its sum promoted. */
-                auto finish = [&](float(&acc)[COLS / 2], int t, auto pending) {
-                    const int s = slot;
-                    float f0, f1;
-                    factors(s, c, b_next++, f0, f1);
-                    wgmma_wait_group<decltype(pending)::value>();
-                    wgmma_fence_operands(acc);
-                    release(s);
-                    promote(sum[0], acc, f0, f1);
-                    advance(slot, phase);
-                };
-                const std::integral_constant<int, 1> newest_pending;
-                const std::integral_constant<int, 0> none_pending;
-                /* Tile t is in acc: issue tile t + 1 into next, then finish t. */
-                auto step = [&](float(&acc)[COLS / 2], float(&next)[COLS / 2], int t) {
-                    int s = slot;
-                    unsigned p = phase;
-                    advance(s, p);
-                    wait_full(s, p);
-                    issue(next, s, c);
-                    finish(acc, t, newest_pending);
-                };
                 wait_full(slot, phase);
                 issue(part, slot, c);
-                int t = 0;
-                for (; t + 2 < kt; t += 2) {
-                    step(part, other, t);
-                    step(other, part, t + 1);
-                }
-                if (t + 1 < kt) {
-                    step(part, other, t);
-                    finish(other, t + 1, none_pending);
-                } else {
-                    finish(part, t, none_pending);
-                }
+                rest_of_unit(a.kt, part, other);
             } else {
-                const float *b_at = sb + t0; /* stepped, as b_next above */
-                for (int t = t0; t < t0 + kt; t++, b_at++, advance(slot, phase)) {
+                const float *b_at = b_next; /* stepped, as b_next above */
+                for (int t = a.t0; t < a.t0 + a.kt; t++, b_at++, advance(slot, phase)) {
                     const int s = slot;
+                    const float b_scale = b_ahead;
+                    if (BLOCK && band0 < M && t + 1 < a.t0 + a.kt) b_ahead = __ldg(b_at);
                     mbarrier_wait_parity(full0 + 8 * s, phase);
 #pragma unroll
                     for (int w = 0; w < WAVES; w++) {
@@ -368,7 +435,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                         const int band = c * WAVES + w;
                         issue(part, s, band);
                         float f0, f1;
-                        factors(s, band, b_at, f0, f1);
+                        factors(s, band, b_scale, f0, f1);
                         wgmma_wait_group<0>();
                         wgmma_fence_operands(part);
                         if (w == WAVES - 1) release(s);
@@ -377,32 +444,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                     if (band0 + 64 * (WAVES - 1) >= M) release(s); /* the last band skipped */
                 }
             }
-#pragma unroll
-            for (int w = 0; w < WAVES; w++) {
-                if (!BLOCK) {
-#pragma unroll
-                    for (int i = 0; i < COLS / 2; i++) sum[w][i] *= tensor_scale;
-                }
-                if (band0 + 64 * w >= M) continue; /* uniform over the block's consumer */
-                if (ways > 1) { /* a K split: the last piece of the tile stores it */
-                    if (merge_pieces(sum[w], u, w))
-                        store_fragment<COLS, bf16_t>(sum[w], D, M, N, band0 + 64 * w, tn * COLS);
-                    continue;
-                }
-                if (!tma_store) {
-                    store_fragment<COLS, bf16_t>(sum[w], D, M, N, band0 + 64 * w, tn * COLS);
-                    continue;
-                }
-                /* 144 columns: two 64-column boxes by TMA, the last 16 from registers */
-                constexpr int WHOLE = COLS / 64 * 64;
-                store_boxes<WHOLE, bf16_t>(reinterpret_cast<const float(&)[WHOLE / 2]>(sum[w]),
-                                           &map_d, staging, boxes, band0 + 64 * w, tn * COLS,
-                                           1 + c, stores);
-                if constexpr (COLS > WHOLE)
-                    store_fragment<COLS - WHOLE, bf16_t>(
-                        reinterpret_cast<const float(&)[(COLS - WHOLE) / 2]>(sum[w][WHOLE / 2]),
-                        D, M, N, band0 + 64 * w, tn * COLS + WHOLE);
-            }
+            store_unit(u, band0, a.tn);
         }
         if (stores && tma_store) tma_store_wait<0>();
     }
@@ -477,10 +519,12 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     const CUtensorMap *map_sa = &unused;
     if (BLOCK && !(map_sa = gemm07_scale_map_for(scale_a, M, K, S::bm, err, sizeof err)))
         return launch_unsupported("%s", err);
-    const CUtensorMap *map_d = NULL;
+    const CUtensorMap *map_d = NULL, *map_dt = &unused;
     if (N % 8 == 0 && (uintptr_t)D % 16 == 0) {
         map_d = gemm06_store_map_for(D, M, N, err, sizeof err);
         if (!map_d) return launch_unsupported("%s", err);
+        if (COLS > BN && !(map_dt = gemm06_store_map_for(D, M, N, err, sizeof err, COLS - BN)))
+            return launch_unsupported("%s", err);
     }
     /* grouped order, 8 pair rows a group (chapter 06's height); GEMM07_GROUP_ROWS=n overrides
      * it (the README's L2 experiment: the height changes how many L2 lookups merge) */
@@ -507,9 +551,8 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
         cfg.grid =
             dim3((unsigned)(CL * launch_balanced_grid(rows * cols * split.ways, resident)));
     return launch_kernel(final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT, COLS>, cfg, maps->map_a,
-                         maps->map_b,
-                         *map_sa, map_d ? *map_d : unused, D, M, N, K, scale_a, scale_b, pairs,
-                         map_d != NULL, split);
+                         maps->map_b, *map_sa, map_d ? *map_d : unused, *map_dt, D, M, N, K,
+                         scale_a, scale_b, pairs, map_d != NULL, split);
 }
 
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
@@ -542,9 +585,9 @@ static int cluster_for_64(int M, int N) {
  * wins where it saves more rounds than that: 8192^3 (1824 pairs in 28 rounds on 66 clusters,
  * against 2048 in 32) and 4096 x 2112 x 7168 (4 against 5). Rates of one session at 8192^3
  * (H100, 2026-11-24, after the K loop's diet): 1429 against 1403 TFLOPS. It must also be
- * estimated 2.5% faster: at short K its costs per tile (16 columns stored from registers, 5
- * slots instead of 6) measured 2-3% (4096 x 24576 x 1536: 42 rounds against 47, yet 0.970x
- * against 1.003x cuBLASLt). */
+ * estimated 2.5% faster: at short K its costs per tile (16 more columns to store, then from
+ * registers, and 5 slots instead of 6) measured 2-3% (4096 x 24576 x 1536: 42 rounds against
+ * 47, yet 0.970x against 1.003x cuBLASLt). */
 static bool wider_144(int M, int N) {
     const long slots = launch_sms() / CLUSTER, pair_rows = (blocks_for(M, 128) + 1) / 2;
     const long r128 = (pair_rows * blocks_for(N, 128) + slots - 1) / slots;
