@@ -129,6 +129,18 @@ static __device__ __forceinline__ void stage_fragment(const float (&d)[BN / 2], 
     for (int box = 0; box < BN / 64; box++) stage_box<BN, T>(d, staging + box * 8192, box);
 }
 
+/* 16 columns of a fragment (8 registers from r: chapter 07's 128 x 144 tile's last 16) into a
+ * 64 x 16 box, unswizzled (row r at 32 r bytes, the layout of a TMA store map of 16-column boxes,
+ * gemm06_store_map_for), at `tail`: one stmatrix.x4, whose four 8 x 8 matrices are the columns
+ * 0-7 and 8-15 of the warp's rows 0-7 and 8-15, as in stage_box. */
+template <typename T>
+static __device__ __forceinline__ void stage_tail(const float *r, unsigned tail) {
+    const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+    const int row = 16 * warp + 8 * ((lane / 8) % 2) + lane % 8;
+    stmatrix_x4(tail + row * 32 + (lane / 16) * 16, pack_pair<T>(r[0], r[1]),
+                pack_pair<T>(r[2], r[3]), pack_pair<T>(r[4], r[5]), pack_pair<T>(r[6], r[7]));
+}
+
 /* A consumer warpgroup's m64nBN fragment to C at (row0, col0) by TMA stores, one 64 x 64 box at
  * a time through two 8 KiB buffers at `staging` (stages 8 and chapter 07's stage 5), taken in
  * turn by a count of boxes that runs on across tiles (so that any number of boxes per tile
@@ -139,42 +151,21 @@ static __device__ __forceinline__ void stage_fragment(const float (&d)[BN / 2], 
  *
  * No branch: every thread runs the waits and commits (with no store of its own, its groups are
  * empty), and the store is predicated inside the asm, so that a warpgroup may store while its
- * next tile's first wgmmas are in flight (chapter 07's stage 5).
- *
- * TAIL = 16 (chapter 07's 128 x 144 tile): the fragment has BN + 16 columns, and the last 16 go
- * in a box of their own, 64 rows x 32 bytes, unswizzled, at `tail` (2 KiB, 128-aligned), by the
- * map `tail_map` (gemm06_store_map_for with 16 columns), staged and stored beside the last
- * 64-column box and in its group, so the wait before that box also frees the tail's buffer:
- * one stmatrix.x4, whose four 8 x 8 matrices are the tail's columns 0-7 and 8-15 of the warp's
- * rows 0-7 and 8-15, as in stage_box. */
-template <int BN, typename T, int TAIL = 0>
-static __device__ __forceinline__ void store_boxes(const float (&d)[(BN + TAIL) / 2],
+ * next tile's first wgmmas are in flight (chapter 07 tried it: README, stage 5). */
+template <int BN, typename T>
+static __device__ __forceinline__ void store_boxes(const float (&d)[BN / 2],
                                                    const CUtensorMap *map, unsigned staging,
                                                    unsigned &boxes, int row0, int col0,
-                                                   int barrier, bool stores,
-                                                   const CUtensorMap *tail_map = nullptr,
-                                                   unsigned tail = 0) {
-    static_assert(TAIL == 0 || TAIL == 16, "a tail of 16 columns or none");
-    const float(&body)[BN / 2] = reinterpret_cast<const float(&)[BN / 2]>(d);
+                                                   int barrier, bool stores) {
 #pragma unroll
     for (int box = 0; box < BN / 64; box++, boxes++) {
         const unsigned buf = staging + (boxes % 2) * 8192;
-        const bool last = box == BN / 64 - 1;
         tma_store_wait<1>();
         named_barrier_sync(barrier, 128);
-        stage_box<BN, T>(body, buf, box);
-        if (TAIL && last) {
-            const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
-            const int row = 16 * warp + 8 * ((lane / 8) % 2) + lane % 8;
-            const float *r = d + BN / 2;
-            stmatrix_x4(tail + row * 2 * TAIL + (lane / 16) * 16, pack_pair<T>(r[0], r[1]),
-                        pack_pair<T>(r[2], r[3]), pack_pair<T>(r[4], r[5]),
-                        pack_pair<T>(r[6], r[7]));
-        }
+        stage_box<BN, T>(d, buf, box);
         fence_proxy_async_shared();
         named_barrier_sync(barrier, 128);
         tma_store_2d_if(map, buf, col0 + 64 * box, row0, stores);
-        if (TAIL && last) tma_store_2d_if(tail_map, tail, col0 + BN, row0, stores);
         tma_store_commit();
     }
 }

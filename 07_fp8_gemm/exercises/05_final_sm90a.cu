@@ -21,6 +21,11 @@
  *    of 72 registers: setmaxnreg 240 / 24; the last 16 columns in a narrow TMA box).
  *  - Few tiles (M = 64, 128): cut each tile's K loop across clusters and add the fp32 pieces
  *    in a fixed order; at M <= 64 use clusters of one block.
+ *  - Hand the store off: a consumer stages its boxes, fences them (fence_proxy_async_shared)
+ *    and arrives on an mbarrier of 128; an idle thread of the producer warpgroup waits on it,
+ *    issues the TMA stores, waits for their reads and arrives on a second mbarrier, which the
+ *    consumer waits on before it stages its next tile. Both consumers store at the same
+ *    moment, so whatever they wait for in the store, the tensor core waits for too.
  *
  * Check it:  make check-07 ARGS="--kernel ex_final_tensor --kernel ex_final_block"
  */

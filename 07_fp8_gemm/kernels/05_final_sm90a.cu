@@ -16,7 +16,11 @@
  *    wgmmas.
  *  - The epilogue through shared memory: stmatrix into two 8 KiB boxes per consumer, a TMA
  *    store per box (chapter 06, stages 7-8), overlapped with the next tile's main loop; from
- *    registers when N % 8 != 0.
+ *    registers when N % 8 != 0. With one band a consumer and no K split the store is handed
+ *    off: the consumer stages its boxes, fences them and arrives on a barrier, and a thread of
+ *    the producer warpgroup's second warp stores them and waits for their reads, so the
+ *    consumer, back in its K loop at once, waits on neither (README, "The store handed off":
+ *    the store had cost 3-4% at the squares, both consumers of a block storing together).
  *  - A lean K loop: the wgmma descriptors of slot 0 made once and each
  *    operand's advanced by an add (desc_advance), the ring position kept as slot and phase,
  *    the ring's, barriers' and scales' shared addresses made once: 72 -> 37 instructions a K
@@ -39,8 +43,8 @@
  *    per band, so n256 (128 + 128 registers before addresses) does not fit.
  *  - Per tensor, 128 x 144 too (cuBLASLt's tile): three sets of 72 registers, so the consumers
  *    take 240 and the producer 24; its first 128 columns leave in two 64-column TMA boxes, the
- *    last 16 in a third, narrow one (store_boxes' tail). 4096 tiles of 128 x 128 at 8192^3 need
- *    32 rounds on 132 SMs (31.03), 128 x 144 tiles 28 (27.6): wider_144 below.
+ *    last 16 in a third, narrow one (stage_tail). 4096 tiles of 128 x 128 at 8192^3 need 32
+ *    rounds on 132 SMs (31.03), 128 x 144 tiles 28 (27.6): wider_144 below.
  *
  * Shapes: any M and N (block scaling: M % 4 == 0, the TMA map of A's scales); K % 16 == 0. */
 #include <stdint.h>
@@ -132,6 +136,9 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
     constexpr int DEPTH = S::depth, BM = S::bm;
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) unsigned long long full[DEPTH], empty[DEPTH];
+    /* the store handed to a warp of the producer warpgroup (HANDOFF): a consumer's boxes staged,
+     * and read out again by the TMA stores */
+    __shared__ __align__(8) unsigned long long staged[CONS], unstaged[CONS];
     unsigned char *base = align1024(smem);
     /* through a shuffle: ptxas cannot recompute it from the shared window's base then, which it
      * did in the K loop, a dozen instructions a K tile, rather than keep it */
@@ -159,13 +166,48 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
             mbarrier_init(smem_addr(&full[s]), 1);
             mbarrier_init(smem_addr(&empty[s]), CL * CONS * 4);
         }
+        for (int c = 0; c < CONS; c++) {
+            mbarrier_init(smem_addr(&staged[c]), 128);
+            mbarrier_init(smem_addr(&unstaged[c]), 1);
+        }
         fence_mbarrier_init_cluster();
     }
     cluster_arrive_relaxed();
     cluster_wait();
 
+    /* The store handed off (one band a consumer, no K split, C stored by TMA): each consumer
+     * stages its tile's boxes, fences them into the async proxy and arrives on staged[c]; one
+     * thread of the producer warpgroup's second warp (otherwise idle) waits for them, stores
+     * them by TMA, waits until they are read and arrives on unstaged[c], which a consumer waits
+     * on before it stages its next tile. The consumers pay neither the named barriers nor the
+     * bulk groups' wait: a consumer of one band waited on both, and the tensor core with it,
+     * its partner storing at the same moment. */
+    constexpr bool HANDOFF = WAVES == 1 && !SPLIT;
+    const bool handoff = HANDOFF && tma_store;
     if (wg == 0) {
         setmaxnreg_dec<S::producer_regs>();
+        if (handoff && threadIdx.x == 32) {
+            unsigned p = 0;
+            for (int u = cluster_id; u < n_units; u += clusters, p ^= 1) {
+                int pm, tn;
+                gemm06_tile_at(pairs, u, pm, tn);
+                const int m0 = (pm * CL + (int)rank) * BM;
+#pragma unroll
+                for (int c = 0; c < CONS; c++) {
+                    const unsigned at = ring + S::staging_at + c * S::staging_bytes;
+                    const int row0 = m0 + 64 * c;
+                    mbarrier_wait_parity(smem_addr(&staged[c]), p);
+                    tma_store_2d_if(&map_d, at, tn * COLS, row0, row0 < M);
+                    tma_store_2d_if(&map_d, at + 8192, tn * COLS + 64, row0, row0 < M);
+                    if (COLS > BN)
+                        tma_store_2d_if(&map_dt, at + 2 * 8192, tn * COLS + BN, row0, row0 < M);
+                    tma_store_commit();
+                }
+                tma_store_wait<0>();
+#pragma unroll
+                for (int c = 0; c < CONS; c++) mbarrier_arrive(smem_addr(&unstaged[c]));
+            }
+        }
         if (threadIdx.x == 0) {
             int it = 0;
             for (int u = cluster_id; u < n_units; u += clusters) {
@@ -371,7 +413,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                     for (int i = 0; i < COLS / 2; i++) sum[w][i] *= tensor_scale;
                 }
                 const int row0 = band0 + 64 * w;
-                if (row0 >= M) continue; /* uniform over the block's consumer */
+                if (row0 >= M && !handoff) continue; /* uniform over the block's consumer */
                 if (ways > 1) { /* a K split: the last piece of the tile stores it */
                     if (merge_pieces(sum[w], u, w))
                         store_fragment<COLS, bf16_t>(sum[w], D, M, N, row0, tn * COLS);
@@ -381,10 +423,20 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                     store_fragment<COLS, bf16_t>(sum[w], D, M, N, row0, tn * COLS);
                     continue;
                 }
-                /* 144 columns: two 64-column boxes and a 16-column one */
-                store_boxes<BN, bf16_t, COLS - BN>(sum[w], &map_d, staging, boxes, row0,
-                                                   tn * COLS, 1 + c, stores, &map_dt,
-                                                   staging + 2 * 8192);
+                if constexpr (HANDOFF) { /* stage, fence, hand over (row0 >= M: not stored) */
+                    /* boxes: here the count of hand-offs, whose parity the barriers' phase is */
+                    const float(&body)[BN / 2] = reinterpret_cast<const float(&)[BN / 2]>(sum[w]);
+                    mbarrier_wait_parity(smem_addr(&unstaged[c]), (boxes & 1) ^ 1);
+                    stage_box<BN, bf16_t>(body, staging, 0);
+                    stage_box<BN, bf16_t>(body, staging + 8192, 1);
+                    if (COLS > BN) stage_tail<bf16_t>(sum[w] + BN / 2, staging + 2 * 8192);
+                    fence_proxy_async_shared();
+                    mbarrier_arrive(smem_addr(&staged[c]));
+                    boxes++;
+                } else {
+                    store_boxes<BN, bf16_t>(sum[w], &map_d, staging, boxes, row0, tn * COLS,
+                                            1 + c, stores);
+                }
             }
         };
         /* unit u: its tile (pm, tn), first row, K tiles t0 .. t0 + kt - 1 (all of them unless
@@ -446,7 +498,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
             }
             store_unit(u, band0, a.tn);
         }
-        if (stores && tma_store) tma_store_wait<0>();
+        if (stores && tma_store && !handoff) tma_store_wait<0>();
     }
     cluster_arrive_relaxed();
     cluster_wait();
