@@ -78,8 +78,9 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, unsigned sr
 
 /* The same by the threads for which `pred` holds, as a predicate inside the asm rather than an
  * `if`: a warpgroup whose wgmmas are in flight may store without a branch for ptxas to see
- * (which would make it serialize the wgmmas; chapter 07's stage 5). The other threads may run
- * tma_store_commit and tma_store_wait too: with nothing issued, their groups are empty. */
+ * (which would make it serialize the wgmmas). The other threads may run tma_store_commit and
+ * tma_store_wait too: with nothing issued, their groups are empty. Used by store_boxes
+ * (chapter 06) and by chapter 07's storer thread, whose predicate skips a band past C. */
 __device__ __forceinline__ void tma_store_2d_if(const CUtensorMap *map, unsigned src, int c0,
                                                 int c1, bool pred) {
     asm volatile("{ .reg .pred p;\n\t"
