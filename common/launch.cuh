@@ -20,6 +20,7 @@
 #define LAUNCH_CUH
 
 #include <cuda_runtime.h>
+#include <stdlib.h>
 
 #include "harness.h"
 
@@ -144,18 +145,36 @@ static inline long launch_balanced_grid(long units, long resident) {
     return (units + rounds - 1) / rounds;
 }
 
+/* The workspaces launch_grow made, freed at exit (compute-sanitizer's leak check counts a buffer
+ * kept to the end as leaked): `buf` recorded once, or, with NULL, every recorded one freed. */
+static inline void launch_free_kept(void);
+static inline void launch_keep(void **buf) {
+    static void **kept[8];
+    static int n;
+    if (!buf) {
+        for (int i = 0; i < n; i++) cudaFree(*kept[i]), *kept[i] = NULL;
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        if (kept[i] == buf) return;
+    if (n == 0) atexit(launch_free_kept);
+    if (n < 8) kept[n++] = buf;
+}
+static inline void launch_free_kept(void) { launch_keep(NULL); }
+
 /* A device workspace that grows: *buf holds *have bytes; if fewer than `bytes`, the old buffer is
- * freed (cudaFree waits for the work queued on it) and a new one allocated. Returns the CUDA
- * error of the allocation (then *buf = NULL, *have = 0; the caller decides whether it is
- * sticky for its row or a reason to take another path). Chapter 03's split softmax keeps its
- * partial (max, sum) pairs in one, chapter 07's K split its partial sums and counters. */
+ * freed (cudaFree waits for the work queued on it) and a new one allocated, itself freed at exit
+ * (launch_keep). Returns the CUDA error of the allocation (then *buf = NULL, *have = 0; the
+ * caller decides whether it is sticky for its row or a reason to take another path). Chapter
+ * 03's split softmax keeps its partial (max, sum) pairs in one, chapter 07's K split its
+ * partial sums and counters. */
 static inline cudaError_t launch_grow(void **buf, size_t *have, size_t bytes) {
     if (*buf && *have >= bytes) return cudaSuccess;
     cudaFree(*buf);
     *buf = NULL, *have = 0;
     const cudaError_t e = cudaMalloc(buf, bytes);
     if (e != cudaSuccess) *buf = NULL;
-    else *have = bytes;
+    else *have = bytes, launch_keep(buf);
     return e;
 }
 

@@ -438,17 +438,14 @@ static int launch_cluster_e(const void *x, void *y, long rows, long cols, const 
     return launch_cluster<T, 2 * E1, V, PACK, PUSH>((const T *)x, (T *)y, rows, cols, c, stream);
 }
 
-/* A workspace for the fallback's pairs, grown when needed and freed at exit. */
+/* A workspace for the fallback's pairs, grown when needed and freed at exit (launch_grow). */
 static float2 *g_pairs;
 static size_t g_pairs_bytes;
-static void free_pairs(void) { cudaFree(g_pairs); }
 
 template <typename T, int E, int V>
 static void launch_split(const T *x, T *y, long rows, long cols, const row_cut *c,
                          cudaStream_t stream) {
     long need = rows * c->nblocks;
-    static bool registered;
-    if (!registered) atexit(free_pairs), registered = true;
     if (launch_grow((void **)&g_pairs, &g_pairs_bytes, (size_t)need * sizeof(float2)) !=
         cudaSuccess)
         return; /* the error stays for cudaGetLastError */
