@@ -329,7 +329,8 @@ done
 # shapes, not only the one the rule picks there: chapter, kernels, variable, values. The
 # variable may follow settings that hold for the whole line, comma-separated NAME=VALUE
 # (06's 2x2 clusters: each tile forced again with GEMM06_FINAL_CLUSTER=2x2; 07's 64 x 128 tile
-# alone and in pairs at every shape, whatever M, and its K split in 2 and 3 at every shape).
+# alone and in pairs at every shape, whatever M, and its K split in 2 and 3 at every shape, the
+# tile alone and in pairs).
 forced_configs=(
     "06_wgmma_tma final GEMM06_FINAL_TILE 128x256 128x128 64x128"
     "06_wgmma_tma final GEMM06_FINAL_CLUSTER=2x2,GEMM06_FINAL_TILE 128x256 128x128 64x128"
@@ -337,6 +338,7 @@ forced_configs=(
     "07_fp8_gemm final_tensor GEMM07_FINAL_TILE 128x144"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER 1 2"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER=2,GEMM07_FINAL_SPLIT 2 3"
+    "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER=1,GEMM07_FINAL_SPLIT 2 3"
 )
 for line in "${forced_configs[@]}"; do
     read -r ch kernels vars values <<<"$line"

@@ -30,12 +30,12 @@
  *  - B's scales loaded ahead: a K tile ahead, and a unit's first during the unit before, whose
  *    line is in no cache after the timed launch's L2 flush (README, "B's scale, loaded ahead":
  *    block-scaled M = 64 / 128 up to 12%).
- *  - Few tiles, K split: with at most half as many tiles as clusters, the
+ *  - Few tiles, K split: with at most a quarter of the SMs' worth of tiles, the
  *    64 x 128 tile's K tiles are cut into units on separate clusters and the pieces' fp32 sums
  *    added by the last one (final07_split, split_ways, merge_pieces below).
- *  - One tile row, one block: at M <= 64 the 64 x 128 tile runs in clusters
- *    of one block when there are more than a quarter of the SMs' worth of tiles (CL and
- *    cluster_for_64 below: a partner block there has its band past M and only loads half of B).
+ *  - One tile row, one block: at M <= 64 the 64 x 128 tile runs in clusters of one block (CL
+ *    and cluster_for_64 below: a partner block there has its band past M and only loads half
+ *    of B), with the K split too where the tiles are few.
  *  - A tile per size: 256 x 128 (two consumers of two 64-row bands each: fewer bytes through
  *    shared memory per product, one accumulator), 128 x 128 (two consumers) or 64 x 128 (one:
  *    small M and small grids, the inference shapes), picked like chapter 06's stage 8 (rounds x
@@ -504,25 +504,27 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
     cluster_wait();
 }
 
-/* The K split: with fewer tiles (cluster blocks) than half the resident clusters, each tile's K
- * tiles are cut into `ways` units, as many as the clusters allow (at most 8, and at least 16 K
- * tiles a unit): at 64 x 2112 x 7168, 17 tiles on 66 clusters, each tile's 56 K tiles went
- * to one SM pair and the rest idled. Measured (H100, A/B twice, block-scaled x cuBLASLt):
- * 64 x 2112 x 7168 0.883 -> 1.146 (3 ways), 128 x 2112 x 7168 0.929 -> 1.152, 128 x 4096 x 7168
- * 0.997 -> 1.016 (2 ways), 64 x 4096 x 7168 0.940 -> 0.974; but 64 x 7168 x 2048 cut in 2 (8 K
- * tiles a unit) fell from 1.03 to 0.81: the sums' round trip through L2 then costs more than
- * the K loop it halves, hence 16. Only the 64 x 128 tile in pairs has the split's code (the
- * tile of those shapes): a kernel with it, even unused, measured 1-3% slower at 4096^3 and
- * 8192^3. GEMM07_FINAL_SPLIT=n forces n ways there (1: none; read once; at most one a K tile),
- * for the tests. */
-static int split_ways(long tiles, int resident, int k_tiles) {
+/* The K split: with at most a quarter of the SMs' worth of tiles (cluster blocks), each tile's K
+ * tiles are cut into `ways` units, as many as the resident clusters allow (at most 8, and at
+ * least 16 K tiles a unit): at 64 x 2112 x 7168, 17 tiles on 66 clusters, each tile's 56 K
+ * tiles went to one SM pair and the rest idled. Measured (H100, A/B twice, block-scaled x
+ * cuBLASLt): 64 x 2112 x 7168 0.883 -> 1.146 (3 ways), 128 x 2112 x 7168 0.929 -> 1.152,
+ * 128 x 4096 x 7168 0.997 -> 1.016 (2 ways), 64 x 4096 x 7168 0.940 -> 0.974; but 64 x 7168 x
+ * 2048 cut in 2 (8 K tiles a unit) fell from 1.03 to 0.81: the sums' round trip through L2 then
+ * costs more than the K loop it halves, hence 16. The quarter holds for clusters of one block
+ * too (M <= 64): 64 x 7168 x 16384, 56 tiles alone on 132 SMs, cut in 2 measured 4% slower
+ * (block-scaled 1.105x -> 1.06x; its B, 117 MB, streams from DRAM as fast either way). Only the
+ * 64 x 128 tile, alone or in pairs, has the split's code (the tile of those shapes): a kernel
+ * with it, even unused, measured 1-3% slower at 4096^3 and 8192^3. GEMM07_FINAL_SPLIT=n forces
+ * n ways there (1: none; read once; at most one a K tile), for the tests. */
+static int split_ways(long tiles, int resident, int cluster, int k_tiles) {
     static int forced = -1;
     if (forced < 0) {
         const char *e = getenv("GEMM07_FINAL_SPLIT");
         forced = e && *e ? atoi(e) : 0;
         if (forced < 0) forced = 0;
     }
-    long ways = forced ? forced : tiles * 2 <= resident ? resident / tiles : 1;
+    long ways = forced ? forced : tiles * 4 <= (long)resident * cluster ? resident / tiles : 1;
     if (!forced && ways > k_tiles / 16) ways = k_tiles / 16;
     if (ways > 8 && !forced) ways = 8;
     if (ways > k_tiles) ways = k_tiles;
@@ -588,7 +590,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     if (!resident) resident = launch_resident_clusters(kernel, &cfg);
     final07_split split = {1, NULL, NULL};
     if (SPLIT) {
-        split.ways = split_ways(rows * cols, resident, (K + BK - 1) / BK);
+        split.ways = split_ways(rows * cols, resident, CL, (K + BK - 1) / BK);
         constexpr int PER = CL * CONS * WAVES * 4; /* warps of a cluster's tile */
         const size_t tiles = (size_t)rows * cols;
         if (split.ways > 1 &&
@@ -617,20 +619,21 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
 enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_BAD = 0 };
 
 /* The 64 x 128 tile's cluster: 1 block when C has one tile row (M <= 64; the kernel's comment on
- * CL) and more than a quarter of the SMs' worth of tiles, else 2. Measured (H100, 2026-11-24,
- * README "Stage 5"): alone, 64 x 32768 x 512 went from 0.87x to 0.97x cuBLASLt block-scaled
- * and 64 x 24576 x 1536 from 1.03x to 1.09x, but with few tiles (17 and 32 at N = 2112 and
- * 4096) pairs were 2-3% faster: each tile then has two SMs to load its operands, one round
- * either way. GEMM07_FINAL_CLUSTER=1 or 2 forces it (read once; the tests run both at every
- * shape); 0 for any other value. */
-static int cluster_for_64(int M, int N) {
+ * CL), else 2. Measured (H100, 2026-11-24, README "Stage 5"): alone, 64 x 32768 x 512 went from
+ * 0.87x to 0.97x cuBLASLt block-scaled and 64 x 24576 x 1536 from 1.03x to 1.09x. With few
+ * tiles (17 and 32 at N = 2112 and 4096) pairs were 2-3% faster while neither split K; split
+ * (split_ways), blocks alone put three SMs to work per tile where pairs put two, one computing:
+ * 64 x 2112 x 7168 1.145x -> 1.19x block-scaled, 0.82x -> 0.88x per tensor (H100, README
+ * "One tile row, split"). GEMM07_FINAL_CLUSTER=1 or 2 forces it (read once; the tests run both
+ * at every shape); 0 for any other value. */
+static int cluster_for_64(int M) {
     static int forced = -1;
     if (forced < 0) {
         const char *e = getenv("GEMM07_FINAL_CLUSTER");
         forced = !e || !*e ? 3 : !strcmp(e, "1") ? 1 : !strcmp(e, "2") ? 2 : 0;
     }
     if (forced != 3) return forced;
-    return M <= 64 && (int)blocks_for(N, BN) > launch_sms() / 4 ? 1 : 2;
+    return M <= 64 ? 1 : 2;
 }
 
 /* The per-tensor 128 x 144 tile (cuBLASLt's own): 9/8 of a 128 x 128 tile's work a round, so it
@@ -666,7 +669,7 @@ static int pick_tile(bool block, int M, int N) {
     double best_cost = 0;
     for (int i = 0; i < 3; i++) {
         if (rate[block][i] <= 0) continue;
-        const int cl = i == 0 && cluster_for_64(M, N) == 1 ? 1 : CLUSTER;
+        const int cl = i == 0 && cluster_for_64(M) == 1 ? 1 : CLUSTER;
         const long slots = launch_sms() / cl;
         const long pairs = (blocks_for(M, rows[i]) + cl - 1) / cl * cols;
         const double cost = (double)((pairs + slots - 1) / slots) * rows[i] / rate[block][i];
@@ -681,9 +684,10 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                          cudaStream_t stream) {
     switch (pick_tile(BLOCK, M, N)) {
     case TILE_64:
-        if (!cluster_for_64(M, N)) return launch_unsupported("GEMM07_FINAL_CLUSTER must be 1 or 2");
-        return cluster_for_64(M, N) == 1
-                   ? launch_final07<BLOCK, 1, 1, 1>(A, B, scale_a, scale_b, D, M, N, K, stream)
+        if (!cluster_for_64(M)) return launch_unsupported("GEMM07_FINAL_CLUSTER must be 1 or 2");
+        return cluster_for_64(M) == 1
+                   ? launch_final07<BLOCK, 1, 1, 1, true>(A, B, scale_a, scale_b, D, M, N, K,
+                                                          stream)
                    : launch_final07<BLOCK, 1, 1, 2, true>(A, B, scale_a, scale_b, D, M, N, K,
                                                           stream);
     case TILE_128: return launch_final07<BLOCK, 2, 1>(A, B, scale_a, scale_b, D, M, N, K, stream);
