@@ -328,15 +328,16 @@ done
 # configuration forced (its environment variable), so that every configuration meets the odd
 # shapes, not only the one the rule picks there: chapter, kernels, variable, values. The
 # variable may follow settings that hold for the whole line, comma-separated NAME=VALUE
-# (06's 2x2 clusters: each tile forced again with GEMM06_FINAL_CLUSTER=2x2; 07's 64 x 128 tile
-# alone and in pairs at every shape, whatever M, and its K split in 2 and 3 at every shape, the
-# tile alone and in pairs).
+# (06's 2x2 clusters: each tile forced again with GEMM06_FINAL_CLUSTER=2x2; 07's 64 x 128 and
+# 128 x 128 tiles alone and in pairs at every shape, whatever M, and the 64 x 128 tile's K split
+# in 2 and 3 at every shape, the tile alone and in pairs).
 forced_configs=(
     "06_wgmma_tma final GEMM06_FINAL_TILE 128x256 128x128 64x128"
     "06_wgmma_tma final GEMM06_FINAL_CLUSTER=2x2,GEMM06_FINAL_TILE 128x256 128x128 64x128"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE 256x128 128x128 64x128"
     "07_fp8_gemm final_tensor GEMM07_FINAL_TILE 128x144"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER 1 2"
+    "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=128x128,GEMM07_FINAL_CLUSTER 1 2"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER=2,GEMM07_FINAL_SPLIT 2 3"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER=1,GEMM07_FINAL_SPLIT 2 3"
 )

@@ -34,8 +34,9 @@
  *    64 x 128 tile's K tiles are cut into units on separate clusters and the pieces' fp32 sums
  *    added by the last one (final07_split, split_ways, merge_pieces below).
  *  - One tile row, one block: at M <= 64 the 64 x 128 tile runs in clusters of one block (CL
- *    and cluster_for_64 below: a partner block there has its band past M and only loads half
- *    of B), with the K split too where the tiles are few.
+ *    and cluster_for below: a partner block there has its band past M and only loads half of
+ *    B), with the K split too where the tiles are few; block-scaled, at M <= 128 the 128 x 128
+ *    tile too, where the rounds favour it.
  *  - A tile per size: 256 x 128 (two consumers of two 64-row bands each: fewer bytes through
  *    shared memory per product, one accumulator), 128 x 128 (two consumers) or 64 x 128 (one:
  *    small M and small grids, the inference shapes), picked like chapter 06's stage 8 (rounds x
@@ -618,22 +619,30 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
  * any other value is refused. */
 enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_BAD = 0 };
 
-/* The 64 x 128 tile's cluster: 1 block when C has one tile row (M <= 64; the kernel's comment on
- * CL), else 2. Measured (H100, 2026-11-24, README "Stage 5"): alone, 64 x 32768 x 512 went from
- * 0.87x to 0.97x cuBLASLt block-scaled and 64 x 24576 x 1536 from 1.03x to 1.09x. With few
- * tiles (17 and 32 at N = 2112 and 4096) pairs were 2-3% faster while neither split K; split
- * (split_ways), blocks alone put three SMs to work per tile where pairs put two, one computing:
- * 64 x 2112 x 7168 1.145x -> 1.19x block-scaled, 0.82x -> 0.88x per tensor (H100, README
- * "One tile row, split"). GEMM07_FINAL_CLUSTER=1 or 2 forces it (read once; the tests run both
- * at every shape); 0 for any other value. */
-static int cluster_for_64(int M) {
+/* A tile's cluster: 1 block when C has one row of such tiles (the kernel's comment on CL), else
+ * 2; for the 64 x 128 tile, and block-scaled for the 128 x 128 one. The 64 x 128 tile, measured
+ * (H100, 2026-11-24, README "Stage 5"): alone, 64 x 32768 x 512 went from 0.87x to 0.97x
+ * cuBLASLt block-scaled and 64 x 24576 x 1536 from 1.03x to 1.09x. With few tiles (17 and 32 at
+ * N = 2112 and 4096) pairs were 2-3% faster while neither split K; split (split_ways), blocks
+ * alone put three SMs to work per tile where pairs put two, one computing: 64 x 2112 x 7168
+ * 1.145x -> 1.19x block-scaled, 0.82x -> 0.88x per tensor (H100, README "One tile row,
+ * split"). The 128 x 128 tile alone at M <= 128, where pick_tile's rounds favour it over the
+ * 64 x 128 pairs (at M = 65-128 with 67-132 tile columns, 199-264, or more than 264; 128 x
+ * 32768 x 512 in 2 rounds against 4):
+ * block-scaled 0.984x -> 1.026x there, 128 x 12288 x 1536 0.942x -> 0.979x; per tensor, though
+ * estimated cheaper still, 1.083x -> 1.075x and 128 x 16384 x 4096 1.021x -> 0.998x, so per
+ * tensor keeps its pairs (H100, README "One tile row, split"). GEMM07_FINAL_CLUSTER=1 or 2
+ * forces either for both tiles (read once; the tests run both at every shape); 0 for any other
+ * value. */
+static int cluster_for(bool block, int M, int rows) {
     static int forced = -1;
     if (forced < 0) {
         const char *e = getenv("GEMM07_FINAL_CLUSTER");
         forced = !e || !*e ? 3 : !strcmp(e, "1") ? 1 : !strcmp(e, "2") ? 2 : 0;
     }
     if (forced != 3) return forced;
-    return M <= 64 ? 1 : 2;
+    if (rows == 128 && !block) return 2;
+    return M <= rows ? 1 : 2;
 }
 
 /* The per-tensor 128 x 144 tile (cuBLASLt's own): 9/8 of a 128 x 128 tile's work a round, so it
@@ -669,13 +678,15 @@ static int pick_tile(bool block, int M, int N) {
     double best_cost = 0;
     for (int i = 0; i < 3; i++) {
         if (rate[block][i] <= 0) continue;
-        const int cl = i == 0 && cluster_for_64(M) == 1 ? 1 : CLUSTER;
+        const int cl = i < 2 && cluster_for(block, M, rows[i]) == 1 ? 1 : CLUSTER;
         const long slots = launch_sms() / cl;
         const long pairs = (blocks_for(M, rows[i]) + cl - 1) / cl * cols;
         const double cost = (double)((pairs + slots - 1) / slots) * rows[i] / rate[block][i];
         if (i == 0 || cost < best_cost) best = i + 1, best_cost = cost;
     }
-    return !block && best == TILE_128 && wider_144(M, N) ? TILE_144 : best;
+    return !block && best == TILE_128 && cluster_for(block, M, 128) == 2 && wider_144(M, N)
+               ? TILE_144
+               : best;
 }
 
 template <bool BLOCK>
@@ -684,13 +695,19 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                          cudaStream_t stream) {
     switch (pick_tile(BLOCK, M, N)) {
     case TILE_64:
-        if (!cluster_for_64(M)) return launch_unsupported("GEMM07_FINAL_CLUSTER must be 1 or 2");
-        return cluster_for_64(M) == 1
+        if (!cluster_for(BLOCK, M, 64))
+            return launch_unsupported("GEMM07_FINAL_CLUSTER must be 1 or 2");
+        return cluster_for(BLOCK, M, 64) == 1
                    ? launch_final07<BLOCK, 1, 1, 1, true>(A, B, scale_a, scale_b, D, M, N, K,
                                                           stream)
                    : launch_final07<BLOCK, 1, 1, 2, true>(A, B, scale_a, scale_b, D, M, N, K,
                                                           stream);
-    case TILE_128: return launch_final07<BLOCK, 2, 1>(A, B, scale_a, scale_b, D, M, N, K, stream);
+    case TILE_128:
+        if (!cluster_for(BLOCK, M, 128))
+            return launch_unsupported("GEMM07_FINAL_CLUSTER must be 1 or 2");
+        return cluster_for(BLOCK, M, 128) == 1
+                   ? launch_final07<BLOCK, 2, 1, 1>(A, B, scale_a, scale_b, D, M, N, K, stream)
+                   : launch_final07<BLOCK, 2, 1>(A, B, scale_a, scale_b, D, M, N, K, stream);
     case TILE_256: return launch_final07<BLOCK, 2, 2>(A, B, scale_a, scale_b, D, M, N, K, stream);
     case TILE_144:
         if constexpr (BLOCK) return launch_unsupported("the 128x144 tile is per tensor only");
