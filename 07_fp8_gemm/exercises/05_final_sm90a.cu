@@ -19,8 +19,10 @@
  *  - Tiles: 128 x 128 (two consumers), 64 x 128 (one; small M), 256 x 128 (two consumers of
  *    two bands, one accumulator); per tensor also 128 x 144 where it saves rounds (three sets
  *    of 72 registers: setmaxnreg 240 / 24; the last 16 columns in a narrow TMA box).
- *  - Few tiles (M = 64, 128): cut each tile's K loop across clusters and add the fp32 pieces
- *    in a fixed order; at M <= 64 use clusters of one block.
+ *  - One row of tiles (M <= 64 for 64 x 128; M <= 128 for 128 x 128, block-scaled): a
+ *    partner block stacked along M would only load half of B, so run clusters of one block and
+ *    count the rounds in SMs. Few tiles: cut each tile's K loop across blocks (at least 16 K
+ *    tiles a piece) and add the fp32 pieces in a fixed order.
  *  - Hand the store off: a consumer stages its boxes, fences them (fence_proxy_async_shared)
  *    and arrives on an mbarrier of 128; an idle thread of the producer warpgroup waits on it,
  *    issues the TMA stores, waits for their reads and arrives on a second mbarrier, which the
