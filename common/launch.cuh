@@ -146,7 +146,8 @@ static inline long launch_balanced_grid(long units, long resident) {
 }
 
 /* The workspaces launch_grow made, freed at exit (compute-sanitizer's leak check counts a buffer
- * kept to the end as leaked): `buf` recorded once, or, with NULL, every recorded one freed. */
+ * kept to the end as leaked): `buf` recorded once (8 a file at most: enough for 03's one and
+ * 07's two), or, with NULL, every recorded one freed. */
 static inline void launch_free_kept(void);
 static inline void launch_keep(void **buf) {
     static void **kept[8];

@@ -566,6 +566,25 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
         return launch_unsupported("more than 65535 tile rows or columns");
     if (BLOCK && M % 4)
         return launch_unsupported("M %% 4 != 0: the scale map's rows must be 16-byte multiples");
+    /* The split decided first: without one, the kernel without the split's code takes over
+     * before anything is encoded here. */
+    launch_cfg cfg = {dim3(CL), dim3(S::threads), (size_t)S::smem, CL, stream};
+    const void *kernel = (const void *)final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT, COLS>;
+    static int resident; /* per instantiation */
+    if (!resident) resident = launch_resident_clusters(kernel, &cfg);
+    final07_split split = {1, NULL, NULL};
+    if (SPLIT) {
+        split.ways = split_ways(rows * cols, resident, CL, (K + BK - 1) / BK);
+        constexpr int PER = CL * CONS * WAVES * 4; /* warps of a cluster's tile */
+        const size_t tiles = (size_t)rows * cols;
+        if (split.ways > 1 &&
+            !reserve_split(tiles * split.ways * PER * (COLS / 8) * 32, tiles * PER))
+            split.ways = 1;
+        if (split.ways == 1) /* the kernel without the split's code */
+            return launch_final07<BLOCK, CONS, WAVES, CL, false>(A, B, scale_a, scale_b, D, M,
+                                                                   N, K, stream);
+        split.partials = split_partials, split.counters = split_counters;
+    }
     char err[256];
     const gemm06_maps *maps =
         gemm06_maps_for_type(A, B, TMAP_U8, M, N, K, S::bm, COLS / CL, err, sizeof err);
@@ -585,23 +604,6 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
      * it (the README's L2 experiment: the height changes how many L2 lookups merge) */
     gemm06_tiles pairs = {(int)rows, (int)cols, GEMM06_ORDER_GROUPED,
                           gemm06_group_rows_from_env("GEMM07_GROUP_ROWS", 8)};
-    launch_cfg cfg = {dim3(CL), dim3(S::threads), (size_t)S::smem, CL, stream};
-    const void *kernel = (const void *)final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT, COLS>;
-    static int resident; /* per instantiation */
-    if (!resident) resident = launch_resident_clusters(kernel, &cfg);
-    final07_split split = {1, NULL, NULL};
-    if (SPLIT) {
-        split.ways = split_ways(rows * cols, resident, CL, (K + BK - 1) / BK);
-        constexpr int PER = CL * CONS * WAVES * 4; /* warps of a cluster's tile */
-        const size_t tiles = (size_t)rows * cols;
-        if (split.ways > 1 &&
-            !reserve_split(tiles * split.ways * PER * (COLS / 8) * 32, tiles * PER))
-            split.ways = 1;
-        if (split.ways == 1) /* the kernel without the split's code */
-            return launch_final07<BLOCK, CONS, WAVES, CL, false>(A, B, scale_a, scale_b, D, M,
-                                                                   N, K, stream);
-        split.partials = split_partials, split.counters = split_counters;
-    }
     if (resident > 0)
         cfg.grid =
             dim3((unsigned)(CL * launch_balanced_grid(rows * cols * split.ways, resident)));
@@ -628,12 +630,11 @@ enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_BAD = 0 };
  * 1.145x -> 1.19x block-scaled, 0.82x -> 0.88x per tensor (H100, README "One tile row,
  * split"). The 128 x 128 tile alone at M <= 128, where pick_tile's rounds favour it over the
  * 64 x 128 pairs (at M = 65-128 with 67-132 tile columns, 199-264, or more than 264; 128 x
- * 32768 x 512 in 2 rounds against 4):
- * block-scaled 0.984x -> 1.026x there, 128 x 12288 x 1536 0.942x -> 0.979x; per tensor, though
- * estimated cheaper still, 1.083x -> 1.075x and 128 x 16384 x 4096 1.021x -> 0.998x, so per
- * tensor keeps its pairs (H100, README "One tile row, split"). GEMM07_FINAL_CLUSTER=1 or 2
- * forces either for both tiles (read once; the tests run both at every shape); 0 for any other
- * value. */
+ * 32768 x 512 in 2 rounds against 4): block-scaled 0.984x -> 1.026x there, 128 x 12288 x 1536
+ * 0.942x -> 0.979x; per tensor, though estimated cheaper still, 1.083x -> 1.075x and 128 x
+ * 16384 x 4096 1.021x -> 0.998x, so per tensor keeps its pairs (H100, README "The 128 x 128
+ * tile alone, block-scaled"). GEMM07_FINAL_CLUSTER=1 or 2 forces either for both tiles (read
+ * once; the tests run both at every shape); 0 for any other value. */
 static int cluster_for(bool block, int M, int rows) {
     static int forced = -1;
     if (forced < 0) {
