@@ -63,7 +63,8 @@ NVCCFLAGS := -std=c++17 -O3 -lineinfo -MMD -MP -Icommon --Werror all-warnings \
 LDLIBS    := -lcublasLt -lcublas -lm
 
 COMMON_C    := $(wildcard common/*.c)
-COMMON_OBJS := $(COMMON_C:%.c=$(BUILD)/%.o) $(BUILD)/common/gpu.o
+COMMON_CU   := $(wildcard common/*.cu)
+COMMON_OBJS := $(COMMON_C:%.c=$(BUILD)/%.o) $(COMMON_CU:%.cu=$(BUILD)/%.o)
 HOST_OBJS   := $(BUILD)/common/arch.o $(BUILD)/common/plot.o $(BUILD)/common/args.o $(BUILD)/common/stats.o $(BUILD)/common/table.o \
                $(BUILD)/common/convert.o $(BUILD)/common/tensor_map.o
 
@@ -109,7 +110,7 @@ $(BUILD)/common/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/common/gpu.o: common/gpu.cu $(ARCH_STAMP)
+$(BUILD)/common/%.o: common/%.cu $(ARCH_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(call file_gencode,$<) -c $< -o $@
 

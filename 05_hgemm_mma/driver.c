@@ -8,15 +8,16 @@
  * (docs/anchors.md, "Ceilings": 644 TFLOPS for m16n8k16 f16 -> f32 on our H200).
  *
  * The check: A and B are fresh uniform random values in [-1, 1) (seed printed). setup()
- * computes a reference C with cuBLAS (cublasGemmEx, fp16 in and out, fp32 compute; the call in
- * common/gemm_ref.c that the cublas row times) into its own buffer and spot-checks that
- * reference against fp64 dot products on the CPU at 256 sampled entries (corners included); a
- * failed spot check is reported as a failing check of the cublas row. Every row's output
- * (poisoned with NaN first) is then compared with the whole reference. With --no-library
- * (make sanitize-05) the cublas row is left out and the reference is the fp64 product on the
- * CPU rounded to fp16, for shapes up to M*N*K = 2^32. Bounds (README, "Correctness"):
- *   fp32 accumulation: per element |out - ref| <= 2^-9 |ref| + 2^-10 sqrt(K), rel L2 <= 1e-3;
- *   fp16 accumulation: per element |out - ref| <= 2^-5 |ref| + 2^-6 sqrt(K),  rel L2 <= 1e-2. */
+ * computes the exact product (common/gemm_ref.h, gemm_exact: every entry in fp64 on the GPU,
+ * itself held to the CPU's fp64 product at 256 entries), and every row's output (poisoned with
+ * NaN first) is compared with it entry by entry (README, "Correctness"; docs/design.md,
+ * "Checking"), with spread = sqrt(sum of the squares of the entry's K products):
+ *   fp32 accumulation: |out - exact| <= 2^-11 |exact| + 8 * 2^-23 * sqrt(K) * spread
+ *     (one rounding to fp16; fp32 sums on the tensor cores, which may truncate: 2^-23);
+ *   fp16 accumulation: |out - exact| <= 2^-11 |exact| + 8 * 2^-11 * sqrt(K / 16) * spread
+ *     (each mma.sync rounds its 16 products and the running sum to fp16: K / 16 roundings).
+ * The cublas row is held to the fp32 bound; where it is less exact, it says `inexact` (a fact
+ * about the library, not a failure). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -99,14 +100,15 @@ static const row_entry ROWS[] = {
 static struct {
     int M, N, K;
     f16_t *A, *B, *Bkn, *C;       /* device; Bkn: B row-major K x N, for the NN stage */
-    uint16_t *hA, *hB, *hC, *href; /* host copies; href: the reference */
+    uint16_t *hA, *hB, *hC;       /* host copies */
     bool bkn_ready;
-    bool library_off;             /* --no-library: href is the fp64 product from the CPU */
-    error_metrics spot;           /* cuBLAS's reference against fp64 at the sampled entries */
+    gemm_exact exact;             /* the exact product */
 } P;
 
-#define REL_L2_F32_ACCUM 1e-3
-#define REL_L2_F16_ACCUM 1e-2
+static gemm_bound bound_of(bool f16_accum) {
+    return f16_accum ? gemm_bound_of(GEMM_F16, 0x1p-11, P.K / 16.0 + 1)
+                     : gemm_bound_of(GEMM_F16, 0x1p-23, P.K);
+}
 
 static int setup_error(char *err, size_t len, const shape *s, const char *what) {
     snprintf(err, len, "%ldx%ldx%ld: %s", s->d[0], s->d[1], s->d[2], what);
@@ -120,9 +122,9 @@ static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
     if (m > INT_MAX || n > INT_MAX || k > INT_MAX ||
         (double)m * (double)k > (double)INT_MAX * 4 || (double)n * (double)k > (double)INT_MAX * 4)
         return setup_error(err, len, s, "too large for this chapter's int indexing and GPU memory");
-    if (env->library_off && !gemm_ref_cpu_fits(m, n, k, err, len)) return EXIT_BAD_USAGE;
-    /* A, B, its K x N copy, C and the reference, plus the cuBLAS workspace */
-    double need = 2.0 * ((double)m * k + 2.0 * (double)n * k + 2.0 * (double)m * n) +
+    /* A, B, its K x N copy and C, the exact product while it is computed, the cuBLAS workspace */
+    double need = 2.0 * ((double)m * k + 2.0 * (double)n * k + (double)m * n) +
+                  gemm_exact_device_bytes(m, n) +
                   (env->library_off ? 0.0 : (double)GEMM_REF_WORKSPACE_BYTES);
     if (!gpu_fits(g, need)) {
         char want[32], have[32];
@@ -132,7 +134,6 @@ static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
         return EXIT_BAD_USAGE;
     }
     P.M = (int)m, P.N = (int)n, P.K = (int)k;
-    P.library_off = env->library_off;
     size_t a_n = (size_t)m * k, b_n = (size_t)n * k, c_n = (size_t)m * n;
     P.A = gpu_alloc(a_n * 2);
     P.B = gpu_alloc(b_n * 2);
@@ -141,8 +142,7 @@ static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
     P.hA = malloc(a_n * 2);
     P.hB = malloc(b_n * 2);
     P.hC = malloc(c_n * 2);
-    P.href = malloc(c_n * 2);
-    if (!P.hA || !P.hB || !P.hC || !P.href)
+    if (!P.hA || !P.hB || !P.hC)
         return setup_error(err, len, s, "not enough host memory for the reference copies");
     P.bkn_ready = false;
     /* A and B get different seeds, so a kernel that reads one operand twice fails */
@@ -151,33 +151,11 @@ static int setup(const shape *s, const setup_env *env, char *err, size_t len) {
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(P.hA, P.A, a_n * 2, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(P.hB, P.B, b_n * 2, cudaMemcpyDeviceToHost));
-    const gemm_problem prob = {.layout = GEMM_TN, .type = GEMM_F16, .M = m, .N = n, .K = k,
-                               .a = P.hA, .b = P.hB, .alpha = 1.0};
-    metrics_init(&P.spot);
-    if (env->library_off) {
-        /* No cuBLAS in this run: the reference is the fp64 product itself, rounded to fp16. */
-        gemm_ref_cpu(&prob, P.href, GEMM_F16);
-        return 0;
-    }
-    /* The reference: cuBLAS on the same inputs, in its own (poisoned) buffer, before any row
-     * runs. Its handles are created by this first call, so no timed launch pays for them. */
-    f16_t *ref = gpu_alloc(c_n * 2);
-    poison(ref, c_n * 2, 0);
-    gemm_ref_f16_tn(P.A, P.B, ref, P.M, P.N, P.K, 0);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(P.href, ref, c_n * 2, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaFree(ref));
-    /* Spot check of the reference: fp16 rounding of the output (2^-11 relative) plus fp32
-     * accumulation error, per element |ref - fp64| <= 2^-10 |fp64| + 1e-4 sqrt(K). */
-    const gemm_tolerance tol = {.atol = 1e-4 * sqrt((double)P.K), .rtol = 0x1p-10};
-    gemm_ref_spot_check(&prob, P.href, GEMM_F16, seed, &tol, &P.spot);
-    if (!metrics_pass(&P.spot, REL_L2_F32_ACCUM)) {
-        const long at = P.spot.first_bad >= 0 ? P.spot.first_bad : 0;
-        fprintf(stderr,
-                "cuBLAS reference failed its fp64 spot check at C[%ld][%ld]: got %.6g, fp64 %.6g "
-                "(M=%d N=%d K=%d): the cublas row reports it\n",
-                at / P.N, at % P.N, P.spot.first_bad_out, P.spot.first_bad_ref, P.M, P.N, P.K);
-    }
+    const gemm_problem on_host = {.layout = GEMM_TN, .type = GEMM_F16, .M = m, .N = n, .K = k,
+                                  .a = P.hA, .b = P.hB, .alpha = 1.0};
+    gemm_problem on_device = on_host;
+    on_device.a = P.A, on_device.b = P.B;
+    gemm_exact_compute(&on_device, &on_host, seed, &P.exact);
     return 0;
 }
 
@@ -186,7 +164,8 @@ static void teardown(void) {
     CUDA_CHECK(cudaFree(P.B));
     CUDA_CHECK(cudaFree(P.Bkn));
     CUDA_CHECK(cudaFree(P.C));
-    free(P.hA), free(P.hB), free(P.hC), free(P.href);
+    free(P.hA), free(P.hB), free(P.hC);
+    gemm_exact_free(&P.exact);
     memset(&P, 0, sizeof P);
 }
 
@@ -229,21 +208,9 @@ static int launch(const row_entry *r, bool exercise, const shape *s, cudaStream_
 
 static bool check(const row_entry *r, const shape *s, error_metrics *m, double *bound) {
     (void)s;
-    bool f16_accum = r->variant == V_F16_ACCUM;
-    *bound = f16_accum ? REL_L2_F16_ACCUM : REL_L2_F32_ACCUM;
-    if (r->role == ROLE_LIBRARY && !P.library_off && !metrics_pass(&P.spot, *bound)) {
-        *m = P.spot; /* the reference itself disagrees with fp64: report that */
-        return true;
-    }
-    size_t c_n = (size_t)P.M * P.N;
-    CUDA_CHECK(cudaMemcpy(P.hC, P.C, c_n * 2, cudaMemcpyDeviceToHost));
-    double root_k = sqrt((double)P.K);
-    double atol = f16_accum ? 0x1p-6 * root_k : 0x1p-10 * root_k;
-    double rtol = f16_accum ? 0x1p-5 : 0x1p-9;
-    metrics_init(m);
-    for (size_t i = 0; i < c_n; i++)
-        metrics_add(m, (long)i, f16_to_f32(P.hC[i]), f16_to_f32(P.href[i]), atol, rtol);
-    metrics_finish(m);
+    CUDA_CHECK(cudaMemcpy(P.hC, P.C, (size_t)P.M * P.N * 2, cudaMemcpyDeviceToHost));
+    const gemm_bound b = bound_of(r->variant == V_F16_ACCUM);
+    *bound = gemm_check(&P.exact, P.hC, GEMM_F16, &b, m);
     return true;
 }
 
@@ -256,9 +223,13 @@ static const char *dtype(const row_entry *r) {
     return r->variant == V_F16_ACCUM ? "f16 acc" : r->variant == V_NN ? "f32 acc NN" : "f32 acc";
 }
 
+/* The first three are small enough for --quick (the sanitizer). The last two are shapes where
+ * cuBLAS's default algorithm was measured less exact than one rounding of the fp32 sum (H100,
+ * cuBLAS 13.1): its row says `inexact` there, every other row must pass. */
 static const shape TEST_SHAPES[] = {{{16, 16, 16}},       {{33, 40, 64}},
                                     {{1000, 1000, 1000}}, {{4096, 4096, 4104}},
-                                    {{8192, 256, 8192}}};
+                                    {{8192, 256, 8192}},  {{634, 1031, 1800}},
+                                    {{65, 1167, 4280}}};
 static const shape BENCH_SHAPES[] = {{{256, 256, 256}},    {{512, 512, 512}},
                                      {{1024, 1024, 1024}}, {{2048, 2048, 2048}},
                                      {{4096, 4096, 4096}}, {{8192, 8192, 8192}}};
@@ -269,7 +240,7 @@ int main(int argc, char **argv) {
         .summary =
             "Chapter 05: C = A * B, fp16 in and out with fp32 accumulation, A row-major, B\n"
             "column-major (TN), on the tensor cores with WMMA and mma.sync; every stage checked\n"
-            "against cuBLAS (itself spot-checked in fp64) and timed against it.\n"
+            "against the exact product (fp64) and timed against cuBLAS.\n"
             "HGEMM_CONFIG=0..7 picks the final stage's tile configuration (README, Tuning notes).",
         .ndims = 3,
         .dim_names = {"m", "n", "k"},
@@ -295,6 +266,9 @@ int main(int argc, char **argv) {
         .check = check,
         .work = work,
         .dtype = dtype,
+        .inexact_cause = "cuBLAS's default algorithm at such shapes splits K and keeps each "
+                         "piece's partial sums in the output type, so an entry is rounded to "
+                         "fp16 more than once (README, \"Correctness\")",
     };
     return run_chapter(&ch, argc, argv);
 }

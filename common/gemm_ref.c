@@ -415,17 +415,6 @@ void gemm_ref_spot_check(const gemm_problem *p, const void *out, gemm_dtype out_
     metrics_finish(m);
 }
 
-bool gemm_ref_cpu_fits(long M, long N, long K, char *why, size_t len) {
-    const double mnk = (double)M * (double)N * (double)K;
-    if (mnk <= GEMM_REF_CPU_MAX_MNK) return true;
-    snprintf(why, len,
-             "--no-library computes the reference on the CPU in fp64, which is limited to "
-             "M*N*K <= 2^32 multiply-adds (seconds on one core); %ldx%ldx%ld is 2^%.1f: use a "
-             "smaller shape (--quick), or leave the library in",
-             M, N, K, log2(mnk));
-    return false;
-}
-
 void gemm_ref_cpu(const gemm_problem *p, void *out, gemm_dtype out_type) {
     tables();
     const long M = p->M, N = p->N, K = p->K;
@@ -462,4 +451,119 @@ void gemm_ref_cpu(const gemm_problem *p, void *out, gemm_dtype out_type) {
         }
     }
     free(row);
+}
+
+/* ---- the exact reference ---------------------------------------------------------------------- */
+
+void gemm_exact_free(gemm_exact *x) {
+    free(x->value);
+    free(x->spread);
+    memset(x, 0, sizeof *x);
+}
+
+static void *host_array(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "gemm_ref: out of host memory (%zu bytes for the exact reference)\n",
+                bytes);
+        exit(EXIT_KERNEL_FAILED);
+    }
+    return p;
+}
+
+void gemm_exact_compute(const gemm_problem *on_device, const gemm_problem *on_host,
+                        uint64_t seed, gemm_exact *x) {
+    const long M = on_device->M, N = on_device->N;
+    const size_t n = (size_t)M * (size_t)N;
+    if (x->value && (x->M != M || x->N != N)) gemm_exact_free(x);
+    if (!x->value) {
+        x->value = host_array(n * sizeof(double));
+        x->spread = host_array(n * sizeof(float));
+    }
+    x->M = M, x->N = N;
+    x->terms = on_device->K + (on_device->c0 ? 1 : 0);
+    double *value = gpu_alloc(n * sizeof(double));
+    float *spread = gpu_alloc(n * sizeof(float));
+    gemm_exact_launch(on_device, value, spread, 0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(x->value, value, n * sizeof(double), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(x->spread, spread, n * sizeof(float), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(value));
+    CUDA_CHECK(cudaFree(spread));
+    double vv = 0, ss = 0;
+    for (size_t e = 0; e < n; e++)
+        vv += x->value[e] * x->value[e], ss += (double)x->spread[e] * x->spread[e];
+    x->rms_value = sqrt(vv / (double)(n ? n : 1));
+    x->rms_spread = sqrt(ss / (double)(n ? n : 1));
+    /* Two fp64 sums of the same terms in different orders: within 2 K 2^-53 sum|terms|; 2^-40
+     * leaves room for K up to 2^11 times larger than any chapter uses, and is still 2^16 below
+     * fp32's unit roundoff. */
+    const gemm_tolerance tol = {0.0, 0.0, 0x1p-40};
+    error_metrics m;
+    gemm_ref_spot_check(on_host, x->value, GEMM_F64, seed, &tol, &m);
+    if (!metrics_pass(&m, 0x1p-40)) {
+        const long at = m.first_bad >= 0 ? m.first_bad : 0;
+        fprintf(stderr,
+                "gemm_ref: the exact reference disagrees with the CPU's fp64 product at "
+                "[%ld][%ld] (M=%ld N=%ld K=%ld): GPU %.17g, CPU %.17g. This is a bug of the "
+                "harness (common/gemm_exact.cu), not of a kernel.\n",
+                at / N, at % N, M, N, on_device->K, m.first_bad_out, m.first_bad_ref);
+        exit(EXIT_KERNEL_FAILED);
+    }
+}
+
+double gemm_unit_roundoff(gemm_dtype t) {
+    switch (t) {
+    case GEMM_F64: return 0x1p-53;
+    case GEMM_F32: return 0x1p-24;
+    case GEMM_F16: return 0x1p-11;
+    case GEMM_BF16: return 0x1p-8;
+    case GEMM_E4M3: return 0x1p-4;
+    }
+    return NAN;
+}
+
+gemm_bound gemm_bound_of(gemm_dtype out_type, double unit, double steps) {
+    return (gemm_bound){gemm_unit_roundoff(out_type), GEMM_BOUND_SIGMAS * unit * sqrt(steps)};
+}
+
+/* One unit in the last place of out_type at |v| (normal range). */
+static double ulp_at(gemm_dtype t, double v) {
+    const int bits = t == GEMM_F32 ? 23 : t == GEMM_F16 ? 10 : t == GEMM_BF16 ? 7 : 52;
+    int e;
+    frexp(v == 0 ? 1.0 : v, &e); /* |v| in [2^(e-1), 2^e) */
+    return ldexp(1.0, e - 1 - bits);
+}
+
+double gemm_check(const gemm_exact *x, const void *out, gemm_dtype out_type,
+                  const gemm_bound *b, error_metrics *m) {
+    tables();
+    const long n = x->M * x->N;
+    /* GEMM_CHECK_PERTURB (tests only): one entry made wrong on purpose, see gemm_ref.h */
+    const char *perturb = getenv("GEMM_CHECK_PERTURB");
+    long bent = -1;
+    double bend = 0;
+    if (perturb && *perturb && n > 0) {
+        const bool term = strcmp(perturb, "term") == 0;
+        if (!term && strcmp(perturb, "ulp2") != 0) {
+            fprintf(stderr, "GEMM_CHECK_PERTURB=%s: use term or ulp2\n", perturb);
+            exit(EXIT_BAD_USAGE);
+        }
+        bent = 0;
+        for (long e = 1; e < n; e++)
+            if (term ? fabs(x->value[e]) < fabs(x->value[bent])
+                     : fabs(x->value[e]) > fabs(x->value[bent]))
+                bent = e;
+        bend = term ? x->spread[bent] / sqrt((double)(x->terms ? x->terms : 1))
+                    : 2 * ulp_at(out_type, x->value[bent]);
+    }
+    metrics_init(m);
+    for (long e = 0; e < n; e++) {
+        double got = load(out_type, out, e);
+        if (e == bent) got += bend;
+        metrics_add(m, e, got, x->value[e], b->accumulate * x->spread[e], b->round);
+    }
+    metrics_finish(m);
+    return 1.001 * (b->round + (x->rms_value > 0 ? b->accumulate * x->rms_spread / x->rms_value
+                                                  : b->accumulate));
 }

@@ -1,20 +1,24 @@
-/* The GEMM reference every GEMM chapter uses (C11, common/gemm_ref.c).
+/* The GEMM references every GEMM chapter uses (C11, common/gemm_ref.c and gemm_exact.cu).
  *
- * Two halves:
+ * Three parts:
+ *   - the exact reference (gemm_exact): every entry of the product in fp64 on the GPU, from the
+ *     bytes the kernels read. It judges every row, the library's included (gemm_check, with a
+ *     bound that follows from the arithmetic of the row: gemm_bound);
  *   - the vendor library's product into the caller's buffer: cuBLAS for fp32, fp16 and bf16,
- *     cuBLASLt for FP8. These are plain launch-like functions taking a stream: a chapter calls
- *     one in setup() for its reference and puts the same function in its table as the library
- *     row, so what is checked against is what is timed;
+ *     cuBLASLt for FP8. Plain launch-like functions taking a stream, which a chapter puts in
+ *     its table as the library row: timed as a user of the library gets it (its default
+ *     algorithm), and checked like any row; a library less exact than our bound is reported
+ *     (`inexact`), not trusted;
  *   - the fp64 product on the CPU, from host copies of the inputs: one entry at a time for the
- *     spot check of the library's reference (corners plus seeded samples), or the whole matrix
- *     when the library is left out (--no-library, make sanitize-NN) at small shapes.
+ *     spot check of the exact reference (corners plus seeded samples), or the whole matrix for
+ *     the tests' small shapes.
  *
  * The cuBLAS and cuBLASLt handles, one workspace of GEMM_REF_WORKSPACE_BYTES and the cuBLASLt
  * descriptors (one set per shape, with the algorithm cuBLASLt's heuristic chose) are created
- * once per process, at the first library call (a chapter makes it in setup(), outside every
- * timed region), and destroyed at exit (atexit), so that compute-sanitizer's leak check finds
- * everything freed. The workspace is shared by all the calls, which keep it stream-ordered:
- * a call on a different stream than the previous one first waits for that stream. */
+ * once per process, at the first library call, and destroyed at exit (atexit), so that
+ * compute-sanitizer's leak check finds everything freed. The workspace is shared by all the
+ * calls, which keep it stream-ordered: a call on a different stream than the previous one first
+ * waits for that stream. */
 #ifndef GEMM_REF_H
 #define GEMM_REF_H
 
@@ -107,11 +111,20 @@ void gemm_ref_release(void);
  * tests/test_gemm_ref.c checks this layout on the GPU with scales that differ per block, and
  * that the transposed layouts do not match (all PASS on an H100 with cuBLAS 13.1, including
  * M = 100, partial N and K blocks, and NaN in scale_b's padding, which cuBLASLt never reads). */
-static inline long gemm_ref_k_blocks(long K) { return (K + 127) / 128; }
-static inline long gemm_ref_k_blocks4(long K) { return (gemm_ref_k_blocks(K) + 3) / 4 * 4; }
-static inline long gemm_ref_scale_a_index(long M, long i, long kb) { return kb * M + i; }
+#ifdef __CUDACC__
+#define GEMM_REF_HD __host__ __device__ /* the exact reference's kernel reads scales with these */
+#else
+#define GEMM_REF_HD
+#endif
+static inline GEMM_REF_HD long gemm_ref_k_blocks(long K) { return (K + 127) / 128; }
+static inline GEMM_REF_HD long gemm_ref_k_blocks4(long K) {
+    return (gemm_ref_k_blocks(K) + 3) / 4 * 4;
+}
+static inline GEMM_REF_HD long gemm_ref_scale_a_index(long M, long i, long kb) {
+    return kb * M + i;
+}
 static inline long gemm_ref_scale_a_count(long M, long K) { return M * gemm_ref_k_blocks(K); }
-static inline long gemm_ref_scale_b_index(long K, long nb, long kb) {
+static inline GEMM_REF_HD long gemm_ref_scale_b_index(long K, long nb, long kb) {
     return nb * gemm_ref_k_blocks4(K) + kb;
 }
 static inline long gemm_ref_scale_b_count(long N, long K) {
@@ -153,22 +166,77 @@ typedef struct {
 
 #define GEMM_REF_SPOT_SAMPLES 256
 
-/* The spot check of a library reference: `out` (host, M x N row-major, of type out_type)
- * against the fp64 product at GEMM_REF_SPOT_SAMPLES entries, the four corners first, then
- * entries drawn from seed. Fills m (metrics_finish included; index = i * N + j); the caller
- * judges it with metrics_pass() and its own relative L2 bound, and reports a failure as a
- * failing check of its library row. */
+/* The spot check: `out` (host, M x N row-major, of type out_type) against the fp64 product at
+ * GEMM_REF_SPOT_SAMPLES entries, the four corners first, then entries drawn from seed. Fills m
+ * (metrics_finish included; index = i * N + j); the caller judges it with metrics_pass().
+ * gemm_exact_compute holds the exact reference to it. */
 void gemm_ref_spot_check(const gemm_problem *p, const void *out, gemm_dtype out_type,
                          uint64_t seed, const gemm_tolerance *tol, error_metrics *m);
 
-/* The whole product on the CPU, for --no-library, is limited to M * N * K <= 2^32 multiply-adds
- * (seconds on one core). Returns false with a message in why for a larger shape. */
-#define GEMM_REF_CPU_MAX_MNK 4294967296.0
-bool gemm_ref_cpu_fits(long M, long N, long K, char *why, size_t len);
-
 /* The whole product into out (host, M x N row-major), each entry computed in fp64, then stored
- * as out_type: GEMM_F64, GEMM_F32, or GEMM_F16 / GEMM_BF16 (rounded through fp32). */
+ * as out_type: GEMM_F64, GEMM_F32, or GEMM_F16 / GEMM_BF16 (rounded through fp32). Seconds on
+ * one core per 2^32 multiply-adds: for tests/test_gemm_ref.c's small shapes. */
 void gemm_ref_cpu(const gemm_problem *p, void *out, gemm_dtype out_type);
+
+/* ---- the exact reference: what every row is checked against -----------------------------------
+ * Every entry of a problem's product in fp64, computed on the GPU (common/gemm_exact.cu) from
+ * the same bytes the kernels read: x[i][j] = alpha sum_t A~[i][t] B~[t][j] + beta c0[i][j],
+ * with A~ and B~ dequantized by their scales. Each term is exact in fp64 and the fp64 sum of K
+ * terms is within K 2^-53 sum|terms| of the true one, far below what any check can see (the
+ * file's opening comment says why), so nothing a library or a kernel does decides what is
+ * right. gemm_exact_compute then holds the GPU's result to the CPU's fp64 product
+ * (gemm_ref_exact) at GEMM_REF_SPOT_SAMPLES entries, corners first: a disagreement is a bug of
+ * the harness, reported and fatal (exit 1).
+ *
+ * With each entry comes its spread, sqrt(sum of the squares of its terms): the size of the
+ * random walk the rounding errors of an accumulation take (gemm_bound below). */
+typedef struct {
+    long M, N;
+    long terms;               /* terms of each sum: K, plus one for beta c0 */
+    double *value;            /* host, M x N row-major */
+    float *spread;            /* host, M x N row-major */
+    double rms_value, rms_spread;
+} gemm_exact;
+
+/* GPU memory gemm_exact_compute holds while it runs (count it in a setup()'s memory check). */
+static inline double gemm_exact_device_bytes(long M, long N) { return 12.0 * (double)M * (double)N; }
+
+/* on_device: the problem with device pointers (a, b, c0, scale_a, scale_b); on_host: the same
+ * problem from host copies, for the spot check. Allocates x's host arrays (reusing them when
+ * M and N did not change); synchronizes the GPU. */
+void gemm_exact_compute(const gemm_problem *on_device, const gemm_problem *on_host,
+                        uint64_t seed, gemm_exact *x);
+void gemm_exact_free(gemm_exact *x);
+/* The kernel alone (gemm_exact.cu): value and spread are device arrays of M x N. */
+void gemm_exact_launch(const gemm_problem *on_device, double *value, float *spread,
+                       cudaStream_t stream);
+
+/* What one computed entry may differ from the exact one (docs/design.md, "Checking"):
+ *   |out - x| <= round |x| + accumulate spread
+ * round: the output type's unit roundoff, one final rounding of a sum held in higher
+ * precision (fp32 2^-24, fp16 2^-11, bf16 2^-8); accumulate: GEMM_BOUND_SIGMAS u sqrt(steps),
+ * for an accumulator with unit roundoff u whose longest chain of roundings has `steps` links.
+ * Rounding errors of a sum of random-signed terms walk: their sum has a standard deviation of
+ * at most u sqrt(steps) spread (each link rounds a partial sum, whose variance is at most
+ * spread^2), and 8 standard deviations are never reached in practice (probability ~1e-15
+ * per entry). The worst case, u steps sum|terms|, would be 50 to 500 times looser at these K
+ * and let a wrong term through. */
+#define GEMM_BOUND_SIGMAS 8.0
+typedef struct {
+    double round, accumulate;
+} gemm_bound;
+double gemm_unit_roundoff(gemm_dtype t);
+gemm_bound gemm_bound_of(gemm_dtype out_type, double unit, double steps);
+
+/* Compares out (host, M x N row-major, of out_type) with x under bound b: fills m
+ * (metrics_finish included; index = i * N + j) and returns the relative L2 bound that b
+ * implies, round + accumulate rms(spread) / rms(x).
+ * For the tests only, GEMM_CHECK_PERTURB=term adds one typical term (spread / sqrt(terms)) to
+ * the entry of smallest |x|, and GEMM_CHECK_PERTURB=ulp2 two units in the last place of
+ * out_type to the entry of largest |x|, before comparing: what a kernel that drops one product,
+ * or rounds a partial sum to 16 bits, would give. Both must fail (tests/run.sh). */
+double gemm_check(const gemm_exact *x, const void *out, gemm_dtype out_type,
+                  const gemm_bound *b, error_metrics *m);
 
 #ifdef __cplusplus
 }

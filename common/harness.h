@@ -152,6 +152,9 @@ typedef struct {
     long bad;             /* elements outside atol + rtol*|ref|, non-finite ones included */
     long first_bad;       /* index of the first bad element, -1 if none */
     double first_bad_out, first_bad_ref;
+    double worst;         /* largest |out - ref| / (atol + rtol*|ref|) over finite outputs: how
+                           * much of its bound the worst element used (above 1: bad) */
+    long worst_at;        /* its index, -1 if none */
 } error_metrics;
 
 void metrics_init(error_metrics *m);
@@ -165,10 +168,12 @@ static inline void metrics_add(error_metrics *m, long i, double out, double ref,
         bad = isfinite(ref) || isnan(out) || out != ref;
         if (bad) m->nonfinite++;
     } else {
-        double d = fabs(out - ref);
+        double d = fabs(out - ref), tol = atol + rtol * fabs(ref);
         m->sum_sq_diff += d * d;
         if (d > m->max_abs) m->max_abs = d;
-        bad = !(d <= atol + rtol * fabs(ref));
+        bad = !(d <= tol);
+        double used = tol > 0 ? d / tol : (d > 0 ? INFINITY : 0);
+        if (used > m->worst) m->worst = used, m->worst_at = i;
     }
     if (bad) {
         if (m->first_bad < 0) {

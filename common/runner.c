@@ -150,7 +150,11 @@ static bool selected(const run_args *a, const row_entry *r, bool exercise) {
     return args_selects(a, row_name(r, exercise, ex, sizeof ex));
 }
 
-typedef enum { ST_OK, ST_FAIL, ST_TODO, ST_SKIP } row_status;
+/* ST_INEXACT: a library row whose product is less exact than the bound our rows meet, but
+ * not wrong (every entry finite, rel L2 within LIBRARY_WRONG_REL_L2): a fact the table reports
+ * about the library, timed like any other row, and never a failure of the run. */
+typedef enum { ST_OK, ST_FAIL, ST_TODO, ST_SKIP, ST_INEXACT } row_status;
+#define LIBRARY_WRONG_REL_L2 1e-2
 
 typedef struct {
     row_status status;
@@ -202,7 +206,8 @@ static row_result run_row(const chapter *ch, const row_entry *r, bool exercise, 
         res.status = ST_SKIP;
         snprintf(res.text, sizeof res.text, "skip: --no-library");
         snprintf(res.detail, sizeof res.detail,
-                 "library rows are left out of this run (the reference was computed on the CPU)");
+                 "library rows are left out of this run (the rows are checked against the "
+                 "exact product all the same)");
         return res;
     }
     if (r->smem_bytes > g->smem_optin_bytes) {
@@ -246,16 +251,30 @@ static row_result run_row(const chapter *ch, const row_entry *r, bool exercise, 
     }
     double bound = 0;
     res.checked = ch->check(r, s, &res.m, &bound);
-    if (res.checked && !metrics_pass(&res.m, bound)) {
-        res.status = ST_FAIL;
-        snprintf(res.text, sizeof res.text, "FAIL");
-        char d[ERR_LEN];
-        metrics_describe(&res.m, d, sizeof d);
-        snprintf(res.detail, sizeof res.detail, "%s (bound: rel L2 %.1e)", d, bound);
-        return res;
-    }
     res.status = ST_OK;
     snprintf(res.text, sizeof res.text, "ok");
+    if (res.checked && !metrics_pass(&res.m, bound)) {
+        char d[ERR_LEN];
+        metrics_describe(&res.m, d, sizeof d);
+        if (r->role == ROLE_LIBRARY && res.m.count > 0 && res.m.nonfinite == 0 &&
+            res.m.rel_l2 <= LIBRARY_WRONG_REL_L2) {
+            res.status = ST_INEXACT;
+            snprintf(res.text, sizeof res.text, "inexact");
+            snprintf(res.detail, sizeof res.detail,
+                     "%ld of %ld entries farther from the exact product than the rows' bound "
+                     "allows (worst %.0fx it; first at index %ld: %.6g, exact %.6g; rel L2 "
+                     "%.1e)%s%s. A fact about the library, not a failure: every row is checked "
+                     "against the exact product",
+                     res.m.bad, res.m.count, res.m.worst, res.m.first_bad, res.m.first_bad_out,
+                     res.m.first_bad_ref, res.m.rel_l2, ch->inexact_cause ? ": " : "",
+                     ch->inexact_cause ? ch->inexact_cause : "");
+        } else {
+            res.status = ST_FAIL;
+            snprintf(res.text, sizeof res.text, "FAIL");
+            snprintf(res.detail, sizeof res.detail, "%s (bound: rel L2 %.1e)", d, bound);
+            return res;
+        }
+    }
     if (time_it) {
         float *ms = malloc(sizeof(float) * (size_t)a->iters);
         if (!ms) {
@@ -306,7 +325,7 @@ static void print_problem(const chapter *ch, const run_args *a, FILE *f, table_f
             a->warmup, ch->flush_l2 ? ", L2 flushed before each" : "",
             fmt == FORMAT_MD ? "  " : "");
     if (a->library_off)
-        fprintf(f, "%s--no-library: library rows left out; references computed on the CPU%s\n",
+        fprintf(f, "%s--no-library: library rows left out%s\n",
                 fmt == FORMAT_CSV ? "# " : "", fmt == FORMAT_MD ? "  " : "");
 }
 
@@ -551,14 +570,16 @@ static int mode_test(const chapter *ch, const run_args *a, const gpu_report *g,
                 char buf[128];
                 const char *name = row_name(r, ex, buf, sizeof buf);
                 row_result res = run_row(ch, r, ex, s, g, a, false);
-                const char *word = res.status == ST_OK     ? "PASS"
-                                   : res.status == ST_FAIL ? "FAIL"
-                                   : res.status == ST_TODO ? "TODO"
-                                                           : "SKIP";
+                const char *word = res.status == ST_OK       ? "PASS"
+                                   : res.status == ST_FAIL   ? "FAIL"
+                                   : res.status == ST_TODO   ? "TODO"
+                                   : res.status == ST_INEXACT ? "INEXACT"
+                                                             : "SKIP";
                 if (res.status == ST_FAIL) failed = true;
                 char d[ERR_LEN] = "";
                 if (res.status == ST_OK && res.checked)
-                    snprintf(d, sizeof d, "rel L2 %.1e", res.m.rel_l2);
+                    snprintf(d, sizeof d, "rel L2 %.1e, worst entry at %.2f of its bound",
+                             res.m.rel_l2, res.m.worst);
                 else if (res.status == ST_SKIP)
                     snprintf(d, sizeof d, "%s%s%s", res.text, res.detail[0] ? ": " : "",
                              res.detail);

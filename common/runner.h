@@ -105,6 +105,10 @@ typedef struct chapter {
      * writes PREFIX_<table>.md and .csv, --plot F.svg writes F_<table>.svg. NULL in a binary
      * of one table. */
     const char *table;
+    /* Optional: why a library row of this chapter can be less exact than the bound the rows
+     * meet (a status `inexact`, see docs/design.md, "What the runner does with one row"); the
+     * note below the table says it after the measured error. NULL: no cause known. */
+    const char *inexact_cause;
 } chapter;
 
 int run_chapter(const chapter *ch, int argc, char **argv);

@@ -27,6 +27,7 @@ time_stats stats_compute(float *ms, int count) {
 void metrics_init(error_metrics *m) {
     memset(m, 0, sizeof *m);
     m->first_bad = -1;
+    m->worst_at = -1;
 }
 
 void metrics_finish(error_metrics *m) {
