@@ -299,6 +299,8 @@ gpu_tests() { # mode-label binary args...: reads TEST lines
         case "$label:$word:$name" in
         *:SKIP:*) result SKIP "$what" ;;
         *:PASS:*) result PASS "$what" ;;
+        # A library row less exact than our bound: reported with its error, not a failure
+        *:INEXACT:*) result PASS "$what (the library's own error, reported as inexact)" ;;
         skeleton:TODO:ex_*) result PASS "$what reports TODO" ;;
         solved:TODO:*) result FAIL "$what: the substituted stage reported TODO" ;;
         *) result FAIL "$what" ;;
@@ -352,6 +354,68 @@ for line in "${forced_configs[@]}"; do
     for v in $values; do
         FORCED="${fixed[*]:+${fixed[*]} }$var=$v" gpu_tests skeleton \
             env "${fixed[@]}" "$var=$v" "$BUILD/bin/$ch" --test $picks
+    done
+done
+
+# Random shapes, as a learner might pick them (a fixed seed, so a failure reproduces): every row
+# of every GEMM chapter, each checked against the exact product. M and N up to about 3000, K a
+# multiple of the chapter's step up to about 4500; one run of the chapter binary per chapter.
+random_shapes() { # count step seed: prints "--m a,b,... --n ... --k ..."
+    awk -v count="$1" -v step="$2" -v seed="$3" 'BEGIN {
+        x = seed
+        for (i = 0; i < count; i++) {
+            # the Park-Miller generator: every product stays exact in the doubles of awk
+            x = (x * 16807) % 2147483647; m[i] = 1 + x % 3000
+            x = (x * 16807) % 2147483647; n[i] = 1 + x % 3000
+            x = (x * 16807) % 2147483647; k[i] = step * (1 + x % int(4500 / step))
+        }
+        for (d = 0; d < 3; d++) {
+            printf "%s", d == 0 ? "--m " : d == 1 ? " --n " : " --k "
+            for (i = 0; i < count; i++)
+                printf "%s%d", i ? "," : "", d == 0 ? m[i] : d == 1 ? n[i] : k[i]
+        }
+        print ""
+    }'
+}
+random_steps=("04_sgemm 1" "05_hgemm_mma 8" "06_wgmma_tma 8" "07_fp8_gemm 16")
+for line in "${random_steps[@]}"; do
+    read -r ch step <<<"$line"
+    case " $* " in *" $ch "*) ;; *) continue ;; esac
+    FORCED="random shapes" gpu_tests skeleton "$BUILD/bin/$ch" --test --seed 29 \
+        $(random_shapes 30 "$step" $((2911 + step)))
+done
+
+# A deliberately wrong output must fail: GEMM_CHECK_PERTURB (common/gemm_ref.h, gemm_check)
+# adds one typical product to the entry nearest zero ("term"), or two units in the last place
+# of the output type to the largest entry ("ulp2": what rounding a partial sum to 16 bits
+# gives), in every row's output before the comparison. At the --quick shapes every checked row
+# must then fail (a library row may say inexact instead), and the binary exit 1. Rows whose
+# own arithmetic is allowed that much error are named after the modes and left out: 05's fp16
+# accumulation (its sums lose more than two fp16 units), 07's stage 2 (the tensor core's short
+# accumulator over the whole K loop: 2^-4 of the entry).
+perturb_cases=("04_sgemm term" "05_hgemm_mma term" "05_hgemm_mma ulp2 f16_accum"
+               "06_wgmma_tma term ulp2" "07_fp8_gemm term ulp2 tensor_scaled")
+for line in "${perturb_cases[@]}"; do
+    read -r ch modes <<<"$line"
+    case " $* " in *" $ch "*) ;; *) continue ;; esac
+    exempt=" quantize_tensor quantize_1x128 quantize_128x128 memcpy "
+    for mode in $modes; do
+        case $mode in term | ulp2) ;; *) exempt="$exempt$mode " ;; esac
+    done
+    for mode in $modes; do
+        case $mode in term | ulp2) ;; *) continue ;; esac
+        what="wrong output: $ch with GEMM_CHECK_PERTURB=$mode"
+        if [ $gpu_present = 0 ]; then result SKIP "gpu: $what: no GPU"; continue; fi
+        out=$(GEMM_CHECK_PERTURB=$mode "$BUILD/bin/$ch" --test --quick 2>>"$LOG"); rc=$?
+        # the checked rows, less the exempt ones (07's quantize table is not a product)
+        rows=$(echo "$out" | awk -v ex="$exempt" '$1 == "TEST" && index(ex, " " $4 " ") == 0')
+        passed_rows=$(echo "$rows" | awk '$2 == "PASS"' | wc -l)
+        failed_rows=$(echo "$rows" | awk '$2 == "FAIL"' | wc -l)
+        if [ "$rc" = 1 ] && [ "$passed_rows" = 0 ] && [ "$failed_rows" -gt 0 ]; then
+            result PASS "gpu: $what: all $failed_rows checked rows fail"
+        else
+            result FAIL "gpu: $what: exit $rc, $passed_rows rows passed, $failed_rows failed"
+        fi
     done
 done
 [ $gpu_present = 1 ] || echo "  no GPU: the kernel tests were skipped, not run"
