@@ -216,10 +216,11 @@ bench: $(BINS)
 	@mkdir -p results
 	@set -e; for c in $(CHAPTERS); do echo "== $$c"; $(BUILD)/bin/$$c --bench --save results/$$c; done
 
-# The ladder charts in the READMEs: NN_topic/measured/GPU.svg from GPU.csv (no GPU needed).
+# The ladder charts the READMEs show (no GPU needed): each NN_topic/measured/NAME.svg that the
+# chapter's README names, drawn from NAME.csv beside it, and no other (common/plots.sh reads the
+# list from the READMEs; make test draws the same into a scratch folder and compares).
 plots: $(BINS)
-	@set -e; for c in $(CHAPTERS); do for f in $$c/measured/*.csv; do [ -f "$$f" ] || continue; \
-	    $(BUILD)/bin/$$c --plot-from "$$f" --plot "$${f%.csv}.svg"; echo "$${f%.csv}.svg"; done; done
+	@BUILD=$(BUILD) bash common/plots.sh $(CHAPTERS)
 
 clean:
 	rm -rf $(BUILD)

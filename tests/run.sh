@@ -257,6 +257,35 @@ for ch in "$@"; do
     rm -rf "$tmp"
 done
 
+# make plots (common/plots.sh) draws exactly the charts the READMEs show. Drawn here into a scratch
+# folder, each must equal its committed file byte for byte (the chart and its CSV agree, so make
+# plots changes nothing) and be tracked by git (so make plots leaves no untracked file), and
+# nothing else may be drawn.
+in_git=0
+git ls-files --error-unmatch Makefile >/dev/null 2>&1 && in_git=1
+for ch in "$@"; do
+    charts=$(bash common/plots.sh --list "$ch")
+    [ -n "$charts" ] || continue
+    tmp=$(mktemp -d)
+    if ! BUILD=$BUILD bash common/plots.sh --out "$tmp" "$ch" >/dev/null 2>"$tmp/err"; then
+        result FAIL "plots: $ch: common/plots.sh failed: $(tail -n 1 "$tmp/err")"
+        rm -rf "$tmp"
+        continue
+    fi
+    for svg in $charts; do
+        if [ ! -f "$svg" ]; then result FAIL "plots: $ch/README.md shows $svg, which is not there"
+        elif ! cmp -s "$svg" "$tmp/$svg"; then
+            result FAIL "plots: $svg differs from what make plots draws from ${svg%.svg}.csv"
+        elif [ $in_git = 1 ] && ! git ls-files --error-unmatch "$svg" >/dev/null 2>&1; then
+            result FAIL "plots: $svg is drawn but not tracked by git"
+        else result PASS "plots: $svg is what make plots draws"; fi
+    done
+    extra=$(cd "$tmp" && find "$ch" -type f | sort | comm -23 - <(echo "$charts" | sort))
+    if [ -z "$extra" ]; then result PASS "plots: $ch: make plots draws only the charts its README shows"
+    else result FAIL "plots: $ch: make plots draws charts its README does not show: $(echo $extra)"; fi
+    rm -rf "$tmp"
+done
+
 # make compare-NN's static columns (common/compare.sh) on two kernels that differ on purpose
 # (tests/compare_fixture_sm90a.cu): 128-bit loads in one, local memory in the other.
 fixture=$BUILD/tests/compare_fixture_sm90a.cubin
