@@ -52,6 +52,18 @@ ARCH_STAMP := $(BUILD)/arch.stamp
 $(shell mkdir -p $(BUILD); [ "$$(cat $(ARCH_STAMP) 2>/dev/null)" = "$(ARCH)" ] || \
         echo "$(ARCH)" >$(ARCH_STAMP))
 
+# Quiet by default: one line per file, "  NVCC  06_wgmma_tma/kernels/03_pipeline_sm90a.cu [sm_90a]",
+# "  CC    common/args.c", "  LINK  build/bin/06_wgmma_tma"; make V=1 prints every command in
+# full instead. The compilers' errors and warnings are their own output and show either way.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-5s %s\n' '$(1)' '$(2)'
+endif
+
 CFLAGS    := -std=c11 -O2 -Wall -Wextra -Werror -Wno-format-truncation \
              -Wno-missing-field-initializers -MMD -MP -Icommon -I$(CUDA_HOME)/include
 # A register spill is an error on the architectures the course is measured on; on another one
@@ -107,11 +119,13 @@ help:
 # ---- common ----------------------------------------------------------------------------------
 $(BUILD)/common/%.o: common/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/common/gpu.o: common/gpu.cu $(ARCH_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(call file_gencode,$<) -c $< -o $@
+	$(call say,NVCC,$< [$(call file_archs,$<)])
+	$(Q)$(NVCC) $(NVCCFLAGS) $(call file_gencode,$<) -c $< -o $@
 
 # ---- chapters ------------------------------------------------------------------------------------
 # Each chapter: driver.c (C11) + kernels/*.cu (the stages) + exercises/*.cu (the skeletons),
@@ -128,23 +142,28 @@ $(1)_SOLVED := $(BUILD)/$(1)/driver.o $$($(1)_KERNEL_OBJS) $$($(1)_KERNEL_SRC:$(
 
 $(BUILD)/bin/$(1): $$($(1)_OBJS) $(COMMON_OBJS)
 	@mkdir -p $$(@D)
-	$(NVCC) -o $$@ $$^ $(LDLIBS)
+	$$(call say,LINK,$$@)
+	$$(Q)$(NVCC) -o $$@ $$^ $(LDLIBS)
 
 $(BUILD)/bin/$(1).solved: $$($(1)_SOLVED) $(COMMON_OBJS)
 	@mkdir -p $$(@D)
-	$(NVCC) -o $$@ $$^ $(LDLIBS)
+	$$(call say,LINK,$$@)
+	$$(Q)$(NVCC) -o $$@ $$^ $(LDLIBS)
 
 $(BUILD)/$(1)/driver.o: $(1)/driver.c
 	@mkdir -p $$(@D)
-	$(CC) $(CFLAGS) -I$(1) -c $$< -o $$@
+	$$(call say,CC,$$<)
+	$$(Q)$(CC) $(CFLAGS) -I$(1) -c $$< -o $$@
 
 $(BUILD)/$(1)/%.o: $(1)/%.cu $(ARCH_STAMP)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) $$(call file_gencode,$$<) -c $$< -o $$@
+	$$(call say,NVCC,$$< [$$(call file_archs,$$<)])
+	$$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) $$(call file_gencode,$$<) -c $$< -o $$@
 
 $(BUILD)/$(1)/solved/%.o: $(1)/kernels/%.cu $(ARCH_STAMP)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) -DSTAGE_AS_EXERCISE $$(call file_gencode,$$<) -c $$< -o $$@
+	$$(call say,NVCC,$$< [$$(call file_archs,$$<)] -DSTAGE_AS_EXERCISE)
+	$$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) -DSTAGE_AS_EXERCISE $$(call file_gencode,$$<) -c $$< -o $$@
 
 run-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	$(BUILD)/bin/$(1) $$(ARGS)
@@ -180,34 +199,41 @@ $(BUILD)/bin/06_wgmma_tma $(BUILD)/bin/06_wgmma_tma.solved: $(BUILD)/05_hgemm_mm
 # ---- tests and benchmarks ------------------------------------------------------------------------
 $(BUILD)/bin/test_harness: tests/test_harness.c $(HOST_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -L$(CUDA_HOME)/lib64 -lcudart -lm
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -L$(CUDA_HOME)/lib64 -lcudart -lm
 
 # The host's e4m3 rounding against cuda_fp8.h's (C++, host code only: no GPU, no nvcc).
 $(BUILD)/bin/test_fp8_convert: tests/test_fp8_convert.cpp $(BUILD)/common/convert.o common/harness.h
 	@mkdir -p $(@D)
-	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror -Icommon -I$(CUDA_HOME)/include -o $@ $(filter %.cpp %.o,$^)
+	$(call say,CXX,$<)
+	$(Q)$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror -Icommon -I$(CUDA_HOME)/include -o $@ $(filter %.cpp %.o,$^)
 
 $(BUILD)/tests/test_gemm_ref.o: tests/test_gemm_ref.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/bin/test_gemm_ref: $(BUILD)/tests/test_gemm_ref.o $(COMMON_OBJS)
 	@mkdir -p $(@D)
-	$(NVCC) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(NVCC) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/test_hopper_sm90a.o: tests/test_hopper_sm90a.cu $(ARCH_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(call file_gencode,$<) -c $< -o $@
+	$(call say,NVCC,$< [$(call file_archs,$<)])
+	$(Q)$(NVCC) $(NVCCFLAGS) $(call file_gencode,$<) -c $< -o $@
 
 $(BUILD)/bin/test_hopper: $(BUILD)/tests/test_hopper_sm90a.o $(COMMON_OBJS)
 	@mkdir -p $(@D)
-	$(NVCC) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(NVCC) -o $@ $^ $(LDLIBS)
 
 # The wrappers' SASS test compiles kernels that use every wrapper, for sm_90a, to a cubin that
 # tests/ptx_sass.sh reads with cuobjdump.
 $(BUILD)/tests/%.cubin: tests/%.cu $(wildcard common/ptx/*.cuh)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -cubin -gencode=arch=compute_90a,code=sm_90a $< -o $@
+	$(call say,NVCC,$< [sm_90a cubin])
+	$(Q)$(NVCC) $(NVCCFLAGS) -cubin -gencode=arch=compute_90a,code=sm_90a $< -o $@
 
 test: $(BINS) $(TEST_SOLVED) $(TEST_PROGS) $(PTX_CUBINS)
 	@bash tests/run.sh $(CHAPTERS)
