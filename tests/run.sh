@@ -4,7 +4,8 @@
 #   1. the harness's test programs: host unit tests (build/bin/test_harness, and
 #      test_fp8_convert: the host's e4m3 rounding against cuda_fp8.h's), and the GEMM
 #      references and Hopper wrappers on the GPU (test_gemm_ref, test_hopper: SKIP without one);
-#   2. the command-line contract of every chapter binary (exit codes 0/2/3, messages);
+#   2. the command-line contract of every chapter binary (exit codes 0/2/3, messages), and of the
+#      Makefile's per-chapter targets and options (answered before anything is built);
 #   3. the SASS checks: the PTX wrappers' opcodes (tests/*_wrappers_sm90a.cu), each stage's
 #      must / must-not opcodes, read with cuobjdump, and a chapter's own claims in
 #      NN_topic/sass_checks.sh where it has one;
@@ -116,6 +117,51 @@ for ch in "$@"; do
     if [ $rc != 2 ]; then result PASS "cli: $ch --kernel $last (the last row listed) is accepted"
     else result FAIL "cli: $ch --kernel $last is refused: $(echo "$out" | tail -n 1)"; fi
 done
+
+# The Makefile's answers to a slip, given before anything is built (make -n, or a scratch BUILD
+# folder: these tests build nothing and leave build/ as it was). make runs without the MAKEFLAGS
+# of the make test that runs this script, whose jobserver and variables are not its business.
+make_here() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make --no-print-directory "$@"; }
+expect_make() { # want-exit pattern description make-arguments...: exit code and message
+    local want=$1 pattern=$2 what=$3 out rc
+    shift 3
+    out=$(make_here "$@" 2>&1)
+    rc=$?
+    if [ "$rc" = "$want" ] && echo "$out" | grep -qE -- "$pattern"; then result PASS "make: $what"
+    else result FAIL "make: $what: exit $rc (want $want), output lacks /$pattern/: $(echo "$out" | tail -n 2 | tr '\n' ' ')"; fi
+}
+first_nn=${1%%_*}
+scratch=$(mktemp -d)
+# A typo in ARCH stops before build/arch.stamp is written (a rewritten stamp costs a rebuild of
+# every object at the next make), with the architectures this nvcc builds.
+echo all >"$scratch/arch.stamp"
+touch -d @1000000000 "$scratch/arch.stamp"
+expect_make 2 "ARCH=sm_99: .*sm_80 .*sm_90" "ARCH=sm_99 refused with the valid values" \
+    -n BUILD="$scratch" ARCH=sm_99 all
+if [ "$(cat "$scratch/arch.stamp")" = all ] && [ "$(stat -c %Y "$scratch/arch.stamp")" = 1000000000 ]; then
+    result PASS "make: ARCH=sm_99 leaves the arch stamp as it was"
+else result FAIL "make: ARCH=sm_99 rewrote the arch stamp: $(cat "$scratch/arch.stamp")"; fi
+# make help and make clean need no nvcc: they never check ARCH nor write the stamp.
+expect_make 0 "make run-NN" "make help with a wrong ARCH still answers" BUILD="$scratch" ARCH=sm_99 help
+expect_make 0 "" "make clean with a wrong ARCH still cleans" BUILD="$scratch" ARCH=sm_99 clean
+[ ! -e "$scratch" ] || result FAIL "make: make clean left $scratch"
+mkdir -p "$scratch"
+# A chapter number that does not exist: the forms that do, with every chapter.
+expect_make 2 "no such chapter.*run-$first_nn .*run-08 \(08_" "make run-9 lists the chapters" \
+    BUILD="$scratch" run-9
+expect_make 2 "no such chapter.*check-$first_nn .*check-08" "make check-99 lists the chapters" \
+    BUILD="$scratch" check-99
+# compare takes the stage's name: KERNEL=ex_NAME is answered with the right command.
+expect_make 2 "without ex_: make compare-$first_nn KERNEL=some_stage[^_a-z]" "make compare with an ex_ kernel names the stage" \
+    BUILD="$scratch" compare-"$first_nn" KERNEL=ex_some_stage
+# KERNEL="a b" on run-NN and check-NN reaches the binary as --kernel a --kernel b (make -n on the
+# real build, with its own ARCH: nothing is built or run).
+stamped=$(cat "$BUILD/arch.stamp" 2>/dev/null)
+expect_make 0 "bin/$1 --kernel ex_k1 --kernel k2 --iters 3" "make run-$first_nn KERNEL=\"ex_k1 k2\" passes both" \
+    -n BUILD="$BUILD" ${stamped:+ARCH=$stamped} run-"$first_nn" KERNEL="ex_k1 k2" ARGS="--iters 3"
+expect_make 0 "bin/$1 --check --kernel ex_k1" "make check-$first_nn KERNEL=ex_k1 passes it" \
+    -n BUILD="$BUILD" ${stamped:+ARCH=$stamped} check-"$first_nn" KERNEL=ex_k1
+rm -rf "$scratch"
 
 # ---- 3. SASS --------------------------------------------------------------------------------
 section "SASS"
@@ -313,6 +359,11 @@ first_ch=$1
 out=$(BUILD=$BUILD bash common/compare.sh "$first_ch" no_such_kernel 2>&1); rc=$?
 if [ $rc = 2 ] && echo "$out" | grep -q "no stage"; then result PASS "compare: an unknown kernel is bad usage (2)"
 else result FAIL "compare: unknown kernel: exit $rc: $out"; fi
+# compare takes the stage's name; an exercise's name is answered with the stage's (no cuobjdump needed).
+stage=$("$BUILD/bin/$first_ch" --sass-spec | awk -F'\t' 'NR == 1 { print $2 }')
+out=$(BUILD=$BUILD bash common/compare.sh "$first_ch" "ex_$stage" 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$out" | grep -q "KERNEL=$stage)"; then result PASS "compare: ex_$stage is answered with the stage's name"
+else result FAIL "compare: ex_$stage: exit $rc: $out"; fi
 
 # ---- 4. on the GPU --------------------------------------------------------------------------
 section "kernels at the test shapes"
