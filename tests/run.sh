@@ -13,7 +13,8 @@
 #      reference stages substituted (NN_topic.solved: all must PASS), and the shipped
 #      skeletons (must report TODO, or PASS once you have written them).
 # Without a GPU the tests of step 4 are counted as skipped, never as passed.
-# The last line is "N passed, N failed, N skipped"; the exit status is 1 if any test failed.
+# The last line is "N passed, N failed, N skipped"; the exit status is 1 if any test failed. Just
+# above it, a NOTE says how many SASS checks were skipped for want of cuobjdump or nvdisasm.
 set -u
 BUILD=${BUILD:-build}
 LOG=$BUILD/test.log
@@ -177,6 +178,18 @@ CUOBJDUMP=$(find_cuobjdump)
 if [ -n "$CUOBJDUMP" ]; then
     export PATH="$(dirname "$CUOBJDUMP"):$PATH"  # cuobjdump -sass runs nvdisasm from beside it
 fi
+# Without cuobjdump, or without the nvdisasm that its -sass runs, every check that reads SASS is
+# skipped; how many, and how to get the tools, is the NOTE above the last line (a newcomer reads
+# the end of the output, not build/test.log). SASS_TOOLS says what is missing, empty when none.
+SASS_HOWTO="pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm, or a full CUDA Toolkit"
+if [ -z "$CUOBJDUMP" ]; then SASS_TOOLS="cuobjdump not found"
+elif ! command -v nvdisasm >/dev/null 2>&1; then SASS_TOOLS="nvdisasm not found"
+else SASS_TOOLS=""; fi
+sass_skipped=0
+sass_skip() { # description: a check skipped for want of the SASS tools
+    result SKIP "$1: $SASS_TOOLS"
+    sass_skipped=$((sass_skipped + 1))
+}
 # The PTX wrappers (common/ptx/): tests/*_wrappers_sm90a.cu hold a kernel per wrapper, each after
 # a line "// sass: KERNEL OPCODE...": the opcodes (prefixes) its sm_90a SASS must contain, so that
 # no wrapper compiles to nothing.
@@ -184,10 +197,12 @@ for src in tests/*_wrappers_sm90a.cu; do
     [ -f "$src" ] || continue
     cubin=$BUILD/tests/$(basename "$src" .cu).cubin
     specs=$(sed -n 's|^// sass: *||p' "$src")
-    if [ -z "$CUOBJDUMP" ] || [ ! -f "$cubin" ] ||
-        ! "$CUOBJDUMP" -sass "$cubin" >"$cubin.sass" 2>"$cubin.err"; then
-        why="cuobjdump not found"
-        [ -n "$CUOBJDUMP" ] && why="no SASS from $cubin: $(head -n 1 "$cubin.err" 2>/dev/null)"
+    if [ -n "$SASS_TOOLS" ]; then
+        while read -r kernel _; do sass_skip "ptx: $kernel"; done <<<"$specs"
+        continue
+    fi
+    if [ ! -f "$cubin" ] || ! "$CUOBJDUMP" -sass "$cubin" >"$cubin.sass" 2>"$cubin.err"; then
+        why="no SASS from $cubin: $(head -n 1 "$cubin.err" 2>/dev/null)"
         while read -r kernel _; do result SKIP "ptx: $kernel: $why"; done <<<"$specs"
         continue
     fi
@@ -211,9 +226,12 @@ for ch in "$@"; do
     bin=$BUILD/bin/$ch
     spec=$("$bin" --sass-spec)
     [ -n "$spec" ] || continue
-    if [ -z "$CUOBJDUMP" ] || ! "$CUOBJDUMP" -sass "$bin" >"$BUILD/$ch.sass" 2>"$BUILD/$ch.sass.err"; then
-        why="cuobjdump not found (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)"
-        [ -n "$CUOBJDUMP" ] && why="cuobjdump failed: $(head -n 1 "$BUILD/$ch.sass.err")"
+    if [ -n "$SASS_TOOLS" ]; then
+        while IFS=$'\t' read -r _ name _; do sass_skip "sass: $ch $name"; done <<<"$spec"
+        continue
+    fi
+    if ! "$CUOBJDUMP" -sass "$bin" >"$BUILD/$ch.sass" 2>"$BUILD/$ch.sass.err"; then
+        why="cuobjdump failed: $(head -n 1 "$BUILD/$ch.sass.err")"
         while IFS=$'\t' read -r _ name _; do result SKIP "sass: $ch $name: $why"; done <<<"$spec"
         continue
     fi
@@ -262,28 +280,28 @@ done
 
 # PTX beside the SASS: every generic kernel object carries the PTX of its newest architecture, so
 # that a GPU newer than the build's list (Blackwell) compiles it at the first run; *_sm90a.cu
-# objects carry sm_90a SASS alone (wgmma exists on no other GPU). One line per chapter.
-if [ -n "$CUOBJDUMP" ]; then
-    for ch in "$@"; do
-        generic=0 with_ptx=0 hopper=0 hopper_ok=0 missing=""
-        for src in "$ch"/kernels/*.cu; do
-            obj=$BUILD/$ch/kernels/$(basename "${src%.cu}").o
-            [ -f "$obj" ] || { missing="$missing $obj"; continue; }
-            if [[ $src == *_sm90a.cu ]]; then
-                hopper=$((hopper + 1))
-                "$CUOBJDUMP" --list-elf "$obj" 2>/dev/null | grep -q 'sm_90a\.cubin' &&
-                    ! "$CUOBJDUMP" --list-ptx "$obj" 2>/dev/null | grep -q '\.ptx' && hopper_ok=$((hopper_ok + 1))
-            else
-                generic=$((generic + 1))
-                "$CUOBJDUMP" --list-ptx "$obj" 2>/dev/null | grep -q '\.ptx' && with_ptx=$((with_ptx + 1))
-            fi
-        done
-        if [ -n "$missing" ]; then result FAIL "ptx: $ch: not built:$missing"
-        elif [ $with_ptx = $generic ] && [ $hopper_ok = $hopper ]; then
-            result PASS "ptx: $ch: $generic generic objects carry PTX, $hopper sm_90a objects SASS only"
-        else result FAIL "ptx: $ch: $with_ptx of $generic generic objects carry PTX, $hopper_ok of $hopper sm_90a objects as built for sm_90a alone"; fi
+# objects carry sm_90a SASS alone (wgmma exists on no other GPU). One line per chapter (cuobjdump's
+# listings: nvdisasm is not needed).
+for ch in "$@"; do
+    if [ -z "$CUOBJDUMP" ]; then sass_skip "ptx: $ch: PTX beside the SASS"; continue; fi
+    generic=0 with_ptx=0 hopper=0 hopper_ok=0 missing=""
+    for src in "$ch"/kernels/*.cu; do
+        obj=$BUILD/$ch/kernels/$(basename "${src%.cu}").o
+        [ -f "$obj" ] || { missing="$missing $obj"; continue; }
+        if [[ $src == *_sm90a.cu ]]; then
+            hopper=$((hopper + 1))
+            "$CUOBJDUMP" --list-elf "$obj" 2>/dev/null | grep -q 'sm_90a\.cubin' &&
+                ! "$CUOBJDUMP" --list-ptx "$obj" 2>/dev/null | grep -q '\.ptx' && hopper_ok=$((hopper_ok + 1))
+        else
+            generic=$((generic + 1))
+            "$CUOBJDUMP" --list-ptx "$obj" 2>/dev/null | grep -q '\.ptx' && with_ptx=$((with_ptx + 1))
+        fi
     done
-fi
+    if [ -n "$missing" ]; then result FAIL "ptx: $ch: not built:$missing"
+    elif [ $with_ptx = $generic ] && [ $hopper_ok = $hopper ]; then
+        result PASS "ptx: $ch: $generic generic objects carry PTX, $hopper sm_90a objects SASS only"
+    else result FAIL "ptx: $ch: $with_ptx of $generic generic objects carry PTX, $hopper_ok of $hopper sm_90a objects as built for sm_90a alone"; fi
+done
 
 # The lessons' figures are drawn by NN_topic/figures.sh: regenerated in a copy of the chapter,
 # they must equal the committed figures/*.svg (a figure that drifted from its script, or a
@@ -335,8 +353,8 @@ done
 # make compare-NN's static columns (common/compare.sh) on two kernels that differ on purpose
 # (tests/compare_fixture_sm90a.cu): 128-bit loads in one, local memory in the other.
 fixture=$BUILD/tests/compare_fixture_sm90a.cubin
-if [ -z "$CUOBJDUMP" ]; then
-    result SKIP "compare: cuobjdump not found"
+if [ -n "$SASS_TOOLS" ]; then
+    sass_skip "compare: the static columns of two fixture kernels"
 elif [ ! -f "$fixture" ]; then
     result FAIL "compare: $fixture not built"
 else
@@ -435,6 +453,8 @@ for line in "${forced_configs[@]}"; do
     done
 done
 [ $gpu_present = 1 ] || echo "  no GPU: the kernel tests were skipped, not run"
+[ $sass_skipped = 0 ] ||
+    echo "NOTE: $sass_skipped SASS checks were skipped: $SASS_TOOLS ($SASS_HOWTO)"
 
 echo "(details: $LOG)"
 echo "$passed passed, $failed failed, $skipped skipped"
