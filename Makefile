@@ -47,10 +47,55 @@ ptx_gencode  = -gencode=arch=$(call ptx_of,$(1)),code=$(call ptx_of,$(1))
 file_gencode = $(call gencode,$(call file_archs,$(1))) \
                $(if $(filter %_sm90a.cu,$(1)),,$(call ptx_gencode,$(call file_archs,$(1))))
 
-# Objects remember the ARCH they were built for: a change of ARCH rebuilds them.
+# The chapters' short names (01 .. 08): make run-01, check-01, ...
+CHAPTER_NUMBERS := $(foreach c,$(ALL_CHAPTERS),$(firstword $(subst _, ,$(c))))
+# A per-chapter target with a number that is no chapter (make run-9, check-99) stops here, before
+# anything is built, with the forms that exist (make's own answer, "No rule to make target",
+# says neither).
+BAD_GOAL := $(firstword $(filter-out $(foreach t,run check sanitize compare profile,$(CHAPTER_NUMBERS:%=$(t)-%)), \
+                          $(filter run-% check-% sanitize-% compare-% profile-%,$(MAKECMDGOALS))))
+BAD_VERB := $(firstword $(subst -, ,$(BAD_GOAL)))
+$(if $(BAD_GOAL),$(error make $(BAD_GOAL): no such chapter; the chapters are \
+     $(foreach c,$(ALL_CHAPTERS),$(BAD_VERB)-$(firstword $(subst _, ,$(c))) ($(c)))))
+# compare.sh takes the stage's name and puts your ex_ twin beside it: KERNEL=ex_NAME is a slip
+# that would otherwise surface only after the chapter is built, as "no stage".
+$(if $(and $(filter compare-%,$(MAKECMDGOALS)),$(filter ex_%,$(KERNEL))),\
+     $(error KERNEL=$(KERNEL): compare takes the stage's name, without ex_: make \
+     $(firstword $(filter compare-%,$(MAKECMDGOALS))) KERNEL=$(patsubst ex_%,%,$(KERNEL))))
+
+# Objects remember the ARCH they were built for: a change of ARCH rebuilds them. A new ARCH is
+# first checked against this nvcc (a dry run for each architecture: nvcc's own judgement, ~20 ms
+# each), and only then stamped: a typo such as ARCH=sm_99 stops here with the valid values,
+# instead of rewriting the stamp, failing in nvcc, and costing a rebuild of every object at the
+# next make. nvcc is asked only when the stamp would change (a first build, a new ARCH), and
+# make help and make clean neither ask it nor touch the stamp.
 ARCH_STAMP := $(BUILD)/arch.stamp
-$(shell mkdir -p $(BUILD); [ "$$(cat $(ARCH_STAMP) 2>/dev/null)" = "$(ARCH)" ] || \
-        echo "$(ARCH)" >$(ARCH_STAMP))
+NO_BUILD_GOALS := help clean
+ifneq ($(if $(MAKECMDGOALS),$(filter-out $(NO_BUILD_GOALS),$(MAKECMDGOALS)),all),)
+ifneq ($(shell cat $(ARCH_STAMP) 2>/dev/null),$(ARCH))
+$(if $(shell command -v $(NVCC)),,$(error nvcc not found ($(NVCC)): put the CUDA Toolkit's bin/ \
+     on PATH, or give NVCC=/path/to/nvcc))
+ARCH_REFUSED := $(strip $(foreach a,$(call narrow,$(ARCHS_all)),$(if $(shell $(NVCC) --dryrun \
+     -gencode=arch=compute_$(a:sm_%=%),code=$(a) -c -x cu /dev/null -o /dev/null >/dev/null \
+     2>&1 && echo ok),,$(a))))
+$(if $(ARCH_REFUSED),$(error ARCH=$(ARCH): this nvcc cannot build $(ARCH_REFUSED); use all \
+     ($(ARCHS_all)) or one of $(strip $(shell $(NVCC) --list-gpu-code 2>/dev/null)) \
+     (sm_90a, and from sm_100 an a or f suffix, where this nvcc has it)))
+$(shell mkdir -p $(BUILD) && echo "$(ARCH)" >$(ARCH_STAMP))
+endif
+endif
+
+# Quiet by default: one line per file, "  NVCC  06_wgmma_tma/kernels/03_pipeline_sm90a.cu [sm_90a]",
+# "  CC    common/args.c", "  LINK  build/bin/06_wgmma_tma"; make V=1 prints every command in
+# full instead. The compilers' errors and warnings are their own output and show either way.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = @printf '  %-5s %s\n' '$(1)' '$(2)'
+endif
 
 CFLAGS    := -std=c11 -O2 -Wall -Wextra -Werror -Wno-format-truncation \
              -Wno-missing-field-initializers -MMD -MP -Icommon -I$(CUDA_HOME)/include
@@ -88,31 +133,52 @@ TEST_PROGS  := $(BUILD)/bin/test_harness $(BUILD)/bin/test_fp8_convert $(BUILD)/
 all: $(BINS)
 
 help:
-	@echo "make                 build every chapter (build/bin/NN_topic)"
+	@echo "make                 build every chapter (build/bin/NN_topic); the first build takes minutes"
+	@echo "                     (the README's \"Building\" says how many)"
 	@echo "make run-NN          run chapter NN's table: every stage, your exercises, the library"
-	@echo "                     (ARGS=\"--n 2^24 --kernel float4\"; see build/bin/NN_topic --help)"
-	@echo "make check-NN        check your exercises at the test shapes: PASS, FAIL or TODO"
+	@echo "                     (KERNEL=\"float4 ex_float4\": only those rows; ARGS=\"--n 2^24\": any"
+	@echo "                     option of build/bin/NN_topic --help). A failing binary's exit code is"
+	@echo "                     make's \"Error N\" (3: no usable GPU); make itself then exits 2"
+	@echo "make check-NN        check your exercises at the test shapes: PASS, FAIL or TODO (KERNEL=ex_name)"
 	@echo "make test            build, unit tests, SASS checks, and on a GPU every kernel at the test shapes"
 	@echo "make bench           every chapter's benchmark sweep into results/NN_topic.{md,csv}"
-	@echo "make plots           the README charts: NN_topic/measured/*.svg from the measured CSVs"
-	@echo "make sanitize-NN     compute-sanitizer memcheck and racecheck at small shapes"
-	@echo "make compare-NN KERNEL=name   your ex_ kernel beside ours: registers, shared and local"
-	@echo "                     memory, SASS counts, hints (no GPU needed), and the clock on a GPU"
+	@echo "make plots           the charts the READMEs show: NN_topic/measured/*.svg from the CSVs beside"
+	@echo "                     them (no GPU needed)"
+	@echo "make sanitize-NN     compute-sanitizer memcheck and racecheck at small shapes (KERNEL=name)"
+	@echo "make compare-NN KERNEL=name   your ex_name kernel beside our stage name (give it without ex_):"
+	@echo "                     registers, shared and local memory, SASS counts, hints (no GPU needed),"
+	@echo "                     and the clock on a GPU"
 	@echo "make profile-NN KERNEL=name   Nsight Compute on one kernel"
 	@echo "make clean           remove build/"
+	@echo "NN: $(CHAPTER_NUMBERS) ($(CHAPTERS))"
 	@echo "options: ARCH=sm_NN (one architecture: sm_80, sm_86, sm_89, sm_90a, sm_120, ...; default:"
 	@echo "         this machine's GPU, or sm_80 sm_89 sm_90a without one: now $(ARCH)), ARCH=all,"
-	@echo "         NVCC=/path/to/nvcc, -jN (default: all cores)"
-	@echo "chapters: $(CHAPTERS)"
+	@echo "         NVCC=/path/to/nvcc, -jN (default: all cores), V=1 (every command in full)"
+	@echo "The SASS checks of make test and make compare-NN need cuobjdump and nvdisasm, which some"
+	@echo "toolkit installs lack: pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm (or install"
+	@echo "the full CUDA Toolkit); without them make test skips those checks and says so at the end."
 
 # ---- common ----------------------------------------------------------------------------------
 $(BUILD)/common/%.o: common/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/common/%.o: common/%.cu $(ARCH_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(call file_gencode,$<) -c $< -o $@
+	$(call say,NVCC,$< [$(call file_archs,$<)])
+	$(Q)$(NVCC) $(NVCCFLAGS) $(call file_gencode,$<) -c $< -o $@
+
+# make run-NN / check-NN KERNEL="a b": --kernel a --kernel b (the rows to run; ex_NAME is your
+# exercise), before ARGS.
+KERNEL_ARGS = $(foreach k,$(KERNEL),--kernel $(k))
+# A chapter binary run by make: the command is shown, and when the binary fails, a line in its
+# own terms says why before make's "Error N". make cannot pass the code on: its own exit status
+# is 2 for any failed recipe, and the binary's code is the N of that line (3: no usable GPU).
+run_binary = @echo '$(subst ','\'',$(1))'; $(1) || { rc=$$?; case $$rc in 1) why="a kernel failed";; \
+             2) why="bad usage";; 3) why="no usable GPU";; *) why="it crashed or was killed";; esac; \
+             echo "make: $(firstword $(1)) exited $$rc: $$why (make reports Error $$rc, exits 2)" >&2; \
+             exit $$rc; }
 
 # ---- chapters ------------------------------------------------------------------------------------
 # Each chapter: driver.c (C11) + kernels/*.cu (the stages) + exercises/*.cu (the skeletons),
@@ -129,36 +195,41 @@ $(1)_SOLVED := $(BUILD)/$(1)/driver.o $$($(1)_KERNEL_OBJS) $$($(1)_KERNEL_SRC:$(
 
 $(BUILD)/bin/$(1): $$($(1)_OBJS) $(COMMON_OBJS)
 	@mkdir -p $$(@D)
-	$(NVCC) -o $$@ $$^ $(LDLIBS)
+	$$(call say,LINK,$$@)
+	$$(Q)$(NVCC) -o $$@ $$^ $(LDLIBS)
 
 $(BUILD)/bin/$(1).solved: $$($(1)_SOLVED) $(COMMON_OBJS)
 	@mkdir -p $$(@D)
-	$(NVCC) -o $$@ $$^ $(LDLIBS)
+	$$(call say,LINK,$$@)
+	$$(Q)$(NVCC) -o $$@ $$^ $(LDLIBS)
 
 $(BUILD)/$(1)/driver.o: $(1)/driver.c
 	@mkdir -p $$(@D)
-	$(CC) $(CFLAGS) -I$(1) -c $$< -o $$@
+	$$(call say,CC,$$<)
+	$$(Q)$(CC) $(CFLAGS) -I$(1) -c $$< -o $$@
 
 $(BUILD)/$(1)/%.o: $(1)/%.cu $(ARCH_STAMP)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) $$(call file_gencode,$$<) -c $$< -o $$@
+	$$(call say,NVCC,$$< [$$(call file_archs,$$<)])
+	$$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) $$(call file_gencode,$$<) -c $$< -o $$@
 
 $(BUILD)/$(1)/solved/%.o: $(1)/kernels/%.cu $(ARCH_STAMP)
 	@mkdir -p $$(@D)
-	$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) -DSTAGE_AS_EXERCISE $$(call file_gencode,$$<) -c $$< -o $$@
+	$$(call say,NVCC,$$< [$$(call file_archs,$$<)] -DSTAGE_AS_EXERCISE)
+	$$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) -DSTAGE_AS_EXERCISE $$(call file_gencode,$$<) -c $$< -o $$@
 
 run-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
-	$(BUILD)/bin/$(1) $$(ARGS)
+	$$(call run_binary,$(BUILD)/bin/$(1) $$(KERNEL_ARGS) $$(ARGS))
 
 check-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
-	$(BUILD)/bin/$(1) --check $$(ARGS)
+	$$(call run_binary,$(BUILD)/bin/$(1) --check $$(KERNEL_ARGS) $$(ARGS))
 
 # The library rows are left out (--no-library) and the references computed on the CPU: the
 # sanitizer then judges our kernels alone (cuBLAS's own kernels gave racecheck hazards).
 sanitize-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	@echo "compute-sanitizer on our kernels at the --quick shapes; library rows left out (--no-library)"
-	compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick --no-library $$(ARGS)
-	compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick --no-library $$(ARGS)
+	compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick --no-library $$(KERNEL_ARGS) $$(ARGS)
+	compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick --no-library $$(KERNEL_ARGS) $$(ARGS)
 
 compare-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	@test -n "$$(KERNEL)" || { echo "usage: make compare-$(firstword $(subst _, ,$(1))) KERNEL=name (see $(BUILD)/bin/$(1) --list)"; exit 2; }
@@ -181,46 +252,55 @@ $(BUILD)/bin/06_wgmma_tma $(BUILD)/bin/06_wgmma_tma.solved: $(BUILD)/05_hgemm_mm
 # ---- tests and benchmarks ------------------------------------------------------------------------
 $(BUILD)/bin/test_harness: tests/test_harness.c $(HOST_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -L$(CUDA_HOME)/lib64 -lcudart -lm
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -L$(CUDA_HOME)/lib64 -lcudart -lm
 
 # The host's e4m3 rounding against cuda_fp8.h's (C++, host code only: no GPU, no nvcc).
 $(BUILD)/bin/test_fp8_convert: tests/test_fp8_convert.cpp $(BUILD)/common/convert.o common/harness.h
 	@mkdir -p $(@D)
-	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror -Icommon -I$(CUDA_HOME)/include -o $@ $(filter %.cpp %.o,$^)
+	$(call say,CXX,$<)
+	$(Q)$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror -Icommon -I$(CUDA_HOME)/include -o $@ $(filter %.cpp %.o,$^)
 
 $(BUILD)/tests/test_gemm_ref.o: tests/test_gemm_ref.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/bin/test_gemm_ref: $(BUILD)/tests/test_gemm_ref.o $(COMMON_OBJS)
 	@mkdir -p $(@D)
-	$(NVCC) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(NVCC) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/test_hopper_sm90a.o: tests/test_hopper_sm90a.cu $(ARCH_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(call file_gencode,$<) -c $< -o $@
+	$(call say,NVCC,$< [$(call file_archs,$<)])
+	$(Q)$(NVCC) $(NVCCFLAGS) $(call file_gencode,$<) -c $< -o $@
 
 $(BUILD)/bin/test_hopper: $(BUILD)/tests/test_hopper_sm90a.o $(COMMON_OBJS)
 	@mkdir -p $(@D)
-	$(NVCC) -o $@ $^ $(LDLIBS)
+	$(call say,LINK,$@)
+	$(Q)$(NVCC) -o $@ $^ $(LDLIBS)
 
 # The wrappers' SASS test compiles kernels that use every wrapper, for sm_90a, to a cubin that
 # tests/ptx_sass.sh reads with cuobjdump.
 $(BUILD)/tests/%.cubin: tests/%.cu $(wildcard common/ptx/*.cuh)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -cubin -gencode=arch=compute_90a,code=sm_90a $< -o $@
+	$(call say,NVCC,$< [sm_90a cubin])
+	$(Q)$(NVCC) $(NVCCFLAGS) -cubin -gencode=arch=compute_90a,code=sm_90a $< -o $@
 
+# NVCC goes along for the Makefile's own tests in run.sh, which run make without this one's flags.
 test: $(BINS) $(TEST_SOLVED) $(TEST_PROGS) $(PTX_CUBINS)
-	@bash tests/run.sh $(CHAPTERS)
+	@NVCC='$(NVCC)' bash tests/run.sh $(CHAPTERS)
 
 bench: $(BINS)
 	@mkdir -p results
 	@set -e; for c in $(CHAPTERS); do echo "== $$c"; $(BUILD)/bin/$$c --bench --save results/$$c; done
 
-# The ladder charts in the READMEs: NN_topic/measured/GPU.svg from GPU.csv (no GPU needed).
+# The ladder charts the READMEs show (no GPU needed): each NN_topic/measured/NAME.svg that the
+# chapter's README names, drawn from NAME.csv beside it, and no other (common/plots.sh reads the
+# list from the READMEs; make test draws the same into a scratch folder and compares).
 plots: $(BINS)
-	@set -e; for c in $(CHAPTERS); do for f in $$c/measured/*.csv; do [ -f "$$f" ] || continue; \
-	    $(BUILD)/bin/$$c --plot-from "$$f" --plot "$${f%.csv}.svg"; echo "$${f%.csv}.svg"; done; done
+	@BUILD=$(BUILD) bash common/plots.sh $(CHAPTERS)
 
 clean:
 	rm -rf $(BUILD)

@@ -45,12 +45,20 @@ find_cuobjdump() {
         [ -x "$d/cuobjdump" ] && { echo "$d/cuobjdump"; return; }
     done
 }
-CUOBJDUMP=$(find_cuobjdump)
-if [ -z "$CUOBJDUMP" ]; then
-    echo "compare: cuobjdump not found (pip install nvidia-cuda-cuobjdump provides it)" >&2
-    exit 2
-fi
-export PATH="$(dirname "$CUOBJDUMP"):$PATH" # -sass runs nvdisasm from beside it
+# cuobjdump, and the nvdisasm its -sass runs, or exit 2 saying how to get them (asked once the
+# arguments are known good: a slip in them is answered first).
+need_tools() {
+    CUOBJDUMP=$(find_cuobjdump)
+    [ -n "$CUOBJDUMP" ] && export PATH="$(dirname "$CUOBJDUMP"):$PATH" # nvdisasm is beside it
+    local missing=""
+    [ -n "$CUOBJDUMP" ] || missing="cuobjdump"
+    command -v nvdisasm >/dev/null 2>&1 || missing="${missing:+$missing and }nvdisasm"
+    if [ -n "$missing" ]; then
+        echo "compare: $missing not found (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm," \
+            "or a full CUDA Toolkit)" >&2
+        exit 2
+    fi
+}
 
 # The architecture to read: sm_90a when the object has it, else its first one.
 arch_of() {
@@ -102,16 +110,23 @@ if [ "${1:-}" = "--objects" ]; then
     shift 5
     must="$*"
     ref_name=$ref_sym ex_name=$ex_sym
+    need_tools
 else
     [ $# -eq 2 ] || usage
     chapter=${1%/} kernel=$2
     bin=$BUILD/bin/$chapter
     [ -x "$bin" ] || { echo "compare: $bin not built (make $bin)" >&2; exit 2; }
     spec=$("$bin" --sass-spec | awk -F'\t' -v k="$kernel" '$2 == k')
+    if [ -z "$spec" ] && [ "${kernel#ex_}" != "$kernel" ]; then
+        echo "compare: give the stage's name, without ex_ (make compare-${chapter%%_*}" \
+            "KERNEL=${kernel#ex_}): yours, $kernel, is put beside it" >&2
+        exit 2
+    fi
     if [ -z "$spec" ]; then
         echo "compare: no stage '$kernel' with a known kernel symbol in $chapter ($bin --list)" >&2
         exit 2
     fi
+    need_tools
     ref_sym=$(cut -f4 <<<"$spec")
     must=$(cut -f5 <<<"$spec")
     ref_obj=""

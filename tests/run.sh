@@ -4,7 +4,8 @@
 #   1. the harness's test programs: host unit tests (build/bin/test_harness, and
 #      test_fp8_convert: the host's e4m3 rounding against cuda_fp8.h's), and the GEMM
 #      references and Hopper wrappers on the GPU (test_gemm_ref, test_hopper: SKIP without one);
-#   2. the command-line contract of every chapter binary (exit codes 0/2/3, messages);
+#   2. the command-line contract of every chapter binary (exit codes 0/2/3, messages), and of the
+#      Makefile's per-chapter targets and options (answered before anything is built);
 #   3. the SASS checks: the PTX wrappers' opcodes (tests/*_wrappers_sm90a.cu), each stage's
 #      must / must-not opcodes, read with cuobjdump, and a chapter's own claims in
 #      NN_topic/sass_checks.sh where it has one;
@@ -12,7 +13,8 @@
 #      reference stages substituted (NN_topic.solved: all must PASS), and the shipped
 #      skeletons (must report TODO, or PASS once you have written them).
 # Without a GPU the tests of step 4 are counted as skipped, never as passed.
-# The last line is "N passed, N failed, N skipped"; the exit status is 1 if any test failed.
+# The last line is "N passed, N failed, N skipped"; the exit status is 1 if any test failed. Just
+# above it, a NOTE says how many SASS checks were skipped for want of cuobjdump or nvdisasm.
 set -u
 BUILD=${BUILD:-build}
 LOG=$BUILD/test.log
@@ -117,6 +119,53 @@ for ch in "$@"; do
     else result FAIL "cli: $ch --kernel $last is refused: $(echo "$out" | tail -n 1)"; fi
 done
 
+# The Makefile's answers to a slip, given before anything is built (make -n, or a scratch BUILD
+# folder: these tests build nothing and leave build/ as it was). make runs without the MAKEFLAGS
+# of the make test that runs this script, whose jobserver and variables are not its business;
+# make test exports its NVCC, which the Makefile takes from the environment.
+make_here() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make --no-print-directory "$@"; }
+expect_make() { # want-exit pattern description make-arguments...: exit code and message
+    local want=$1 pattern=$2 what=$3 out rc
+    shift 3
+    out=$(make_here "$@" 2>&1)
+    rc=$?
+    if [ "$rc" = "$want" ] && echo "$out" | grep -qE -- "$pattern"; then result PASS "make: $what"
+    else result FAIL "make: $what: exit $rc (want $want), output lacks /$pattern/: $(echo "$out" | tail -n 2 | tr '\n' ' ')"; fi
+}
+first_nn=${1%%_*}
+scratch=$(mktemp -d)
+# A typo in ARCH stops before build/arch.stamp is written (a rewritten stamp costs a rebuild of
+# every object at the next make), with the architectures this nvcc builds.
+echo all >"$scratch/arch.stamp"
+touch -d @1000000000 "$scratch/arch.stamp"
+expect_make 2 "ARCH=sm_99: .*sm_80 .*sm_90" "ARCH=sm_99 refused with the valid values" \
+    -n BUILD="$scratch" ARCH=sm_99 all
+if [ "$(cat "$scratch/arch.stamp")" = all ] && [ "$(stat -c %Y "$scratch/arch.stamp")" = 1000000000 ]; then
+    result PASS "make: ARCH=sm_99 leaves the arch stamp as it was"
+else result FAIL "make: ARCH=sm_99 rewrote the arch stamp: $(cat "$scratch/arch.stamp")"; fi
+# make help and make clean need no nvcc: they never check ARCH nor write the stamp.
+expect_make 0 "make run-NN" "make help with a wrong ARCH still answers" BUILD="$scratch" ARCH=sm_99 help
+expect_make 0 "" "make clean with a wrong ARCH still cleans" BUILD="$scratch" ARCH=sm_99 clean
+[ ! -e "$scratch" ] || result FAIL "make: make clean left $scratch"
+mkdir -p "$scratch"
+# A chapter number that does not exist: the forms that do, this run's first chapter among them
+# (make test CHAPTERS=08_flash_attn runs this script on 08 alone).
+expect_make 2 "no such chapter; the chapters are .*run-$first_nn \($1\)" "make run-9 lists the chapters" \
+    BUILD="$scratch" run-9
+expect_make 2 "no such chapter; the chapters are .*check-$first_nn \($1\)" "make check-99 lists the chapters" \
+    BUILD="$scratch" check-99
+# compare takes the stage's name: KERNEL=ex_NAME is answered with the right command.
+expect_make 2 "without ex_: make compare-$first_nn KERNEL=some_stage[^_a-z]" "make compare with an ex_ kernel names the stage" \
+    BUILD="$scratch" compare-"$first_nn" KERNEL=ex_some_stage
+# KERNEL="a b" on run-NN and check-NN reaches the binary as --kernel a --kernel b (make -n on the
+# real build, with its own ARCH: nothing is built or run).
+stamped=$(cat "$BUILD/arch.stamp" 2>/dev/null)
+expect_make 0 "bin/$1 --kernel ex_k1 --kernel k2 --iters 3" "make run-$first_nn KERNEL=\"ex_k1 k2\" passes both" \
+    -n BUILD="$BUILD" ${stamped:+ARCH=$stamped} run-"$first_nn" KERNEL="ex_k1 k2" ARGS="--iters 3"
+expect_make 0 "bin/$1 --check --kernel ex_k1" "make check-$first_nn KERNEL=ex_k1 passes it" \
+    -n BUILD="$BUILD" ${stamped:+ARCH=$stamped} check-"$first_nn" KERNEL=ex_k1
+rm -rf "$scratch"
+
 # ---- 3. SASS --------------------------------------------------------------------------------
 section "SASS"
 find_cuobjdump() {
@@ -131,6 +180,18 @@ CUOBJDUMP=$(find_cuobjdump)
 if [ -n "$CUOBJDUMP" ]; then
     export PATH="$(dirname "$CUOBJDUMP"):$PATH"  # cuobjdump -sass runs nvdisasm from beside it
 fi
+# Without cuobjdump, or without the nvdisasm that its -sass runs, every check that reads SASS is
+# skipped; how many, and how to get the tools, is the NOTE above the last line (a newcomer reads
+# the end of the output, not build/test.log). SASS_TOOLS says what is missing, empty when none.
+SASS_HOWTO="pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm, or a full CUDA Toolkit"
+if [ -z "$CUOBJDUMP" ]; then SASS_TOOLS="cuobjdump not found"
+elif ! command -v nvdisasm >/dev/null 2>&1; then SASS_TOOLS="nvdisasm not found"
+else SASS_TOOLS=""; fi
+sass_skipped=0
+sass_skip() { # description: a check skipped for want of the SASS tools
+    result SKIP "$1: $SASS_TOOLS"
+    sass_skipped=$((sass_skipped + 1))
+}
 # The PTX wrappers (common/ptx/): tests/*_wrappers_sm90a.cu hold a kernel per wrapper, each after
 # a line "// sass: KERNEL OPCODE...": the opcodes (prefixes) its sm_90a SASS must contain, so that
 # no wrapper compiles to nothing.
@@ -138,10 +199,12 @@ for src in tests/*_wrappers_sm90a.cu; do
     [ -f "$src" ] || continue
     cubin=$BUILD/tests/$(basename "$src" .cu).cubin
     specs=$(sed -n 's|^// sass: *||p' "$src")
-    if [ -z "$CUOBJDUMP" ] || [ ! -f "$cubin" ] ||
-        ! "$CUOBJDUMP" -sass "$cubin" >"$cubin.sass" 2>"$cubin.err"; then
-        why="cuobjdump not found"
-        [ -n "$CUOBJDUMP" ] && why="no SASS from $cubin: $(head -n 1 "$cubin.err" 2>/dev/null)"
+    if [ -n "$SASS_TOOLS" ]; then
+        while read -r kernel _; do sass_skip "ptx: $kernel"; done <<<"$specs"
+        continue
+    fi
+    if [ ! -f "$cubin" ] || ! "$CUOBJDUMP" -sass "$cubin" >"$cubin.sass" 2>"$cubin.err"; then
+        why="no SASS from $cubin: $(head -n 1 "$cubin.err" 2>/dev/null)"
         while read -r kernel _; do result SKIP "ptx: $kernel: $why"; done <<<"$specs"
         continue
     fi
@@ -165,9 +228,12 @@ for ch in "$@"; do
     bin=$BUILD/bin/$ch
     spec=$("$bin" --sass-spec)
     [ -n "$spec" ] || continue
-    if [ -z "$CUOBJDUMP" ] || ! "$CUOBJDUMP" -sass "$bin" >"$BUILD/$ch.sass" 2>"$BUILD/$ch.sass.err"; then
-        why="cuobjdump not found (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm)"
-        [ -n "$CUOBJDUMP" ] && why="cuobjdump failed: $(head -n 1 "$BUILD/$ch.sass.err")"
+    if [ -n "$SASS_TOOLS" ]; then
+        while IFS=$'\t' read -r _ name _; do sass_skip "sass: $ch $name"; done <<<"$spec"
+        continue
+    fi
+    if ! "$CUOBJDUMP" -sass "$bin" >"$BUILD/$ch.sass" 2>"$BUILD/$ch.sass.err"; then
+        why="cuobjdump failed: $(head -n 1 "$BUILD/$ch.sass.err")"
         while IFS=$'\t' read -r _ name _; do result SKIP "sass: $ch $name: $why"; done <<<"$spec"
         continue
     fi
@@ -216,28 +282,28 @@ done
 
 # PTX beside the SASS: every generic kernel object carries the PTX of its newest architecture, so
 # that a GPU newer than the build's list (Blackwell) compiles it at the first run; *_sm90a.cu
-# objects carry sm_90a SASS alone (wgmma exists on no other GPU). One line per chapter.
-if [ -n "$CUOBJDUMP" ]; then
-    for ch in "$@"; do
-        generic=0 with_ptx=0 hopper=0 hopper_ok=0 missing=""
-        for src in "$ch"/kernels/*.cu; do
-            obj=$BUILD/$ch/kernels/$(basename "${src%.cu}").o
-            [ -f "$obj" ] || { missing="$missing $obj"; continue; }
-            if [[ $src == *_sm90a.cu ]]; then
-                hopper=$((hopper + 1))
-                "$CUOBJDUMP" --list-elf "$obj" 2>/dev/null | grep -q 'sm_90a\.cubin' &&
-                    ! "$CUOBJDUMP" --list-ptx "$obj" 2>/dev/null | grep -q '\.ptx' && hopper_ok=$((hopper_ok + 1))
-            else
-                generic=$((generic + 1))
-                "$CUOBJDUMP" --list-ptx "$obj" 2>/dev/null | grep -q '\.ptx' && with_ptx=$((with_ptx + 1))
-            fi
-        done
-        if [ -n "$missing" ]; then result FAIL "ptx: $ch: not built:$missing"
-        elif [ $with_ptx = $generic ] && [ $hopper_ok = $hopper ]; then
-            result PASS "ptx: $ch: $generic generic objects carry PTX, $hopper sm_90a objects SASS only"
-        else result FAIL "ptx: $ch: $with_ptx of $generic generic objects carry PTX, $hopper_ok of $hopper sm_90a objects as built for sm_90a alone"; fi
+# objects carry sm_90a SASS alone (wgmma exists on no other GPU). One line per chapter (cuobjdump's
+# listings: nvdisasm is not needed).
+for ch in "$@"; do
+    if [ -z "$CUOBJDUMP" ]; then sass_skip "ptx: $ch: PTX beside the SASS"; continue; fi
+    generic=0 with_ptx=0 hopper=0 hopper_ok=0 missing=""
+    for src in "$ch"/kernels/*.cu; do
+        obj=$BUILD/$ch/kernels/$(basename "${src%.cu}").o
+        [ -f "$obj" ] || { missing="$missing $obj"; continue; }
+        if [[ $src == *_sm90a.cu ]]; then
+            hopper=$((hopper + 1))
+            "$CUOBJDUMP" --list-elf "$obj" 2>/dev/null | grep -q 'sm_90a\.cubin' &&
+                ! "$CUOBJDUMP" --list-ptx "$obj" 2>/dev/null | grep -q '\.ptx' && hopper_ok=$((hopper_ok + 1))
+        else
+            generic=$((generic + 1))
+            "$CUOBJDUMP" --list-ptx "$obj" 2>/dev/null | grep -q '\.ptx' && with_ptx=$((with_ptx + 1))
+        fi
     done
-fi
+    if [ -n "$missing" ]; then result FAIL "ptx: $ch: not built:$missing"
+    elif [ $with_ptx = $generic ] && [ $hopper_ok = $hopper ]; then
+        result PASS "ptx: $ch: $generic generic objects carry PTX, $hopper sm_90a objects SASS only"
+    else result FAIL "ptx: $ch: $with_ptx of $generic generic objects carry PTX, $hopper_ok of $hopper sm_90a objects as built for sm_90a alone"; fi
+done
 
 # The lessons' figures are drawn by NN_topic/figures.sh: regenerated in a copy of the chapter,
 # they must equal the committed figures/*.svg (a figure that drifted from its script, or a
@@ -257,11 +323,40 @@ for ch in "$@"; do
     rm -rf "$tmp"
 done
 
+# make plots (common/plots.sh) draws exactly the charts the READMEs show. Drawn here into a scratch
+# folder, each must equal its committed file byte for byte (the chart and its CSV agree, so make
+# plots changes nothing) and be tracked by git (so make plots leaves no untracked file), and
+# nothing else may be drawn.
+in_git=0
+git ls-files --error-unmatch Makefile >/dev/null 2>&1 && in_git=1
+for ch in "$@"; do
+    charts=$(bash common/plots.sh --list "$ch")
+    [ -n "$charts" ] || continue
+    tmp=$(mktemp -d)
+    if ! BUILD=$BUILD bash common/plots.sh --out "$tmp" "$ch" >/dev/null 2>"$tmp/err"; then
+        result FAIL "plots: $ch: common/plots.sh failed: $(tail -n 1 "$tmp/err")"
+        rm -rf "$tmp"
+        continue
+    fi
+    for svg in $charts; do
+        if [ ! -f "$svg" ]; then result FAIL "plots: $ch/README.md shows $svg, which is not there"
+        elif ! cmp -s "$svg" "$tmp/$svg"; then
+            result FAIL "plots: $svg differs from what make plots draws from ${svg%.svg}.csv"
+        elif [ $in_git = 1 ] && ! git ls-files --error-unmatch "$svg" >/dev/null 2>&1; then
+            result FAIL "plots: $svg is drawn but not tracked by git"
+        else result PASS "plots: $svg is what make plots draws"; fi
+    done
+    extra=$(cd "$tmp" && find "$ch" -type f | sort | comm -23 - <(echo "$charts" | sort))
+    if [ -z "$extra" ]; then result PASS "plots: $ch: make plots draws only the charts its README shows"
+    else result FAIL "plots: $ch: make plots draws charts its README does not show: $(echo $extra)"; fi
+    rm -rf "$tmp"
+done
+
 # make compare-NN's static columns (common/compare.sh) on two kernels that differ on purpose
 # (tests/compare_fixture_sm90a.cu): 128-bit loads in one, local memory in the other.
 fixture=$BUILD/tests/compare_fixture_sm90a.cubin
-if [ -z "$CUOBJDUMP" ]; then
-    result SKIP "compare: cuobjdump not found"
+if [ -n "$SASS_TOOLS" ]; then
+    sass_skip "compare: the static columns of two fixture kernels"
 elif [ ! -f "$fixture" ]; then
     result FAIL "compare: $fixture not built"
 else
@@ -284,6 +379,11 @@ first_ch=$1
 out=$(BUILD=$BUILD bash common/compare.sh "$first_ch" no_such_kernel 2>&1); rc=$?
 if [ $rc = 2 ] && echo "$out" | grep -q "no stage"; then result PASS "compare: an unknown kernel is bad usage (2)"
 else result FAIL "compare: unknown kernel: exit $rc: $out"; fi
+# compare takes the stage's name; an exercise's name is answered with the stage's (no cuobjdump needed).
+stage=$("$BUILD/bin/$first_ch" --sass-spec | awk -F'\t' 'NR == 1 { print $2 }')
+out=$(BUILD=$BUILD bash common/compare.sh "$first_ch" "ex_$stage" 2>&1); rc=$?
+if [ $rc = 2 ] && echo "$out" | grep -q "KERNEL=$stage)"; then result PASS "compare: ex_$stage is answered with the stage's name"
+else result FAIL "compare: ex_$stage: exit $rc: $out"; fi
 
 # ---- 4. on the GPU --------------------------------------------------------------------------
 section "kernels at the test shapes"
@@ -419,6 +519,8 @@ for line in "${perturb_cases[@]}"; do
     done
 done
 [ $gpu_present = 1 ] || echo "  no GPU: the kernel tests were skipped, not run"
+[ $sass_skipped = 0 ] ||
+    echo "NOTE: $sass_skipped SASS checks were skipped: $SASS_TOOLS ($SASS_HOWTO)"
 
 echo "(details: $LOG)"
 echo "$passed passed, $failed failed, $skipped skipped"
