@@ -237,7 +237,7 @@ void print_usage(FILE *f, const char *prog, const char *chapter_help, const run_
             "  --check          check your exercises at the test shapes (PASS/FAIL/TODO)\n"
             "  --test           check every kernel at the test shapes (for make test)\n"
             "  --quick          with --test/--check: small shapes only (for compute-sanitizer)\n"
-            "  --no-library     skip the library rows; references computed on the CPU instead\n"
+            "  --no-library     leave the library rows out (the others are checked as always)\n"
             "                   (make sanitize-NN: the sanitizer then judges our kernels alone)\n"
             "  --bench          the chapter's benchmark sweep\n"
             "  --sass-spec      print the SASS expectations checked by make test\n"

@@ -458,31 +458,37 @@ for line in "${forced_configs[@]}"; do
 done
 
 # Random shapes, as a learner might pick them (a fixed seed, so a failure reproduces): every row
-# of every GEMM chapter, each checked against the exact product. M and N up to about 3000, K a
-# multiple of the chapter's step up to about 4500; one run of the chapter binary per chapter.
-random_shapes() { # count step seed: prints "--m a,b,... --n ... --k ..."
-    awk -v count="$1" -v step="$2" -v seed="$3" 'BEGIN {
+# of the GEMM chapters, each checked against the exact product, and of chapter 08. One run of
+# the chapter binary per chapter; each size is step * (1 + a draw below max / step).
+random_shapes() { # count seed name:max:step...: prints "--name a,b,... --name ..."
+    local count=$1 seed=$2
+    shift 2
+    awk -v count="$count" -v seed="$seed" -v spec="$*" 'BEGIN {
+        nd = split(spec, dims, " ")
         x = seed
-        for (i = 0; i < count; i++) {
-            # the Park-Miller generator: every product stays exact in the doubles of awk
-            x = (x * 16807) % 2147483647; m[i] = 1 + x % 3000
-            x = (x * 16807) % 2147483647; n[i] = 1 + x % 3000
-            x = (x * 16807) % 2147483647; k[i] = step * (1 + x % int(4500 / step))
-        }
-        for (d = 0; d < 3; d++) {
-            printf "%s", d == 0 ? "--m " : d == 1 ? " --n " : " --k "
-            for (i = 0; i < count; i++)
-                printf "%s%d", i ? "," : "", d == 0 ? m[i] : d == 1 ? n[i] : k[i]
+        for (i = 0; i < count; i++)
+            for (d = 1; d <= nd; d++) {
+                split(dims[d], f, ":")
+                # the Park-Miller generator: every product stays exact in the doubles of awk
+                x = (x * 16807) % 2147483647
+                v[i, d] = f[3] * (1 + x % int(f[2] / f[3]))
+            }
+        for (d = 1; d <= nd; d++) {
+            split(dims[d], f, ":")
+            printf "%s--%s ", (d > 1 ? " " : ""), f[1]
+            for (i = 0; i < count; i++) printf "%s%d", i ? "," : "", v[i, d]
         }
         print ""
     }'
 }
-random_steps=("04_sgemm 1" "05_hgemm_mma 8" "06_wgmma_tma 8" "07_fp8_gemm 16")
-for line in "${random_steps[@]}"; do
-    read -r ch step <<<"$line"
+random_cases=("04_sgemm 30 m:3000:1 n:3000:1 k:4500:1" "05_hgemm_mma 30 m:3000:1 n:3000:1 k:4500:8"
+              "06_wgmma_tma 30 m:3000:1 n:3000:1 k:4500:8" "07_fp8_gemm 30 m:3000:1 n:3000:1 k:4500:16"
+              "08_flash_attn 12 b:4:1 h:16:1 n:3000:1 d:128:64")
+for line in "${random_cases[@]}"; do
+    read -r ch count dims <<<"$line"
     case " $* " in *" $ch "*) ;; *) continue ;; esac
     FORCED="random shapes" gpu_tests skeleton "$BUILD/bin/$ch" --test --seed 29 \
-        $(random_shapes 30 "$step" $((2911 + step)))
+        $(random_shapes "$count" 2911 $dims)
 done
 
 # A deliberately wrong output must fail: GEMM_CHECK_PERTURB (common/gemm_ref.h, gemm_check)
