@@ -64,7 +64,7 @@ LDLIBS    := -lcublasLt -lcublas -lm
 
 COMMON_C    := $(wildcard common/*.c)
 COMMON_OBJS := $(COMMON_C:%.c=$(BUILD)/%.o) $(BUILD)/common/gpu.o
-HOST_OBJS   := $(BUILD)/common/arch.o $(BUILD)/common/plot.o $(BUILD)/common/args.o $(BUILD)/common/stats.o $(BUILD)/common/table.o \
+HOST_OBJS   := $(BUILD)/common/arch.o $(BUILD)/common/plot.o $(BUILD)/common/table_from.o $(BUILD)/common/args.o $(BUILD)/common/stats.o $(BUILD)/common/table.o \
                $(BUILD)/common/convert.o $(BUILD)/common/tensor_map.o
 
 BINS        := $(CHAPTERS:%=$(BUILD)/bin/%)
@@ -79,7 +79,7 @@ PTX_CUBINS  := $(patsubst tests/%.cu,$(BUILD)/tests/%.cubin,$(wildcard tests/*_w
 TEST_PROGS  := $(BUILD)/bin/test_harness $(BUILD)/bin/test_fp8_convert $(BUILD)/bin/test_gemm_ref \
                $(BUILD)/bin/test_hopper
 
-.PHONY: all help test bench plots clean $(foreach c,$(ALL_CHAPTERS),run-$(firstword $(subst _, ,$(c))) \
+.PHONY: all help test bench plots tables clean $(foreach c,$(ALL_CHAPTERS),run-$(firstword $(subst _, ,$(c))) \
         check-$(firstword $(subst _, ,$(c))) sanitize-$(firstword $(subst _, ,$(c))) \
         compare-$(firstword $(subst _, ,$(c))) \
         profile-$(firstword $(subst _, ,$(c))))
@@ -94,6 +94,8 @@ help:
 	@echo "make test            build, unit tests, SASS checks, and on a GPU every kernel at the test shapes"
 	@echo "make bench           every chapter's benchmark sweep into results/NN_topic.{md,csv}"
 	@echo "make plots           the README charts: NN_topic/measured/*.svg from the measured CSVs"
+	@echo "make tables          the README tables between <!-- table: ... --> markers, from the"
+	@echo "                     measured CSVs (make test fails where one differs)"
 	@echo "make sanitize-NN     compute-sanitizer memcheck and racecheck at small shapes"
 	@echo "make compare-NN KERNEL=name   your ex_ kernel beside ours: registers, shared and local"
 	@echo "                     memory, SASS counts, hints (no GPU needed), and the clock on a GPU"
@@ -220,6 +222,11 @@ bench: $(BINS)
 plots: $(BINS)
 	@set -e; for c in $(CHAPTERS); do for f in $$c/measured/*.csv; do [ -f "$$f" ] || continue; \
 	    $(BUILD)/bin/$$c --plot-from "$$f" --plot "$${f%.csv}.svg"; echo "$${f%.csv}.svg"; done; done
+
+# The README tables: each block between <!-- table: CSV OPTIONS --> and <!-- /table --> printed
+# again by --table-from (no GPU needed; common/readme_tables.sh, docs/design.md "README tables").
+tables: $(BUILD)/bin/$(firstword $(CHAPTERS))
+	@bash common/readme_tables.sh $< README.md $(CHAPTERS:%=%/README.md)
 
 clean:
 	rm -rf $(BUILD)
