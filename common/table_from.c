@@ -57,7 +57,7 @@ typedef struct {
     int npatterns;
     int columns[NKEYS];
     int ncolumns;
-    bool pivot, transpose;
+    bool pivot, transpose, best;
     int value;               /* C_TIME, C_TPUT, C_PCT, C_RATIO, or -1: the form's default */
     bool has_target;
     char op[3], target_text[TF_FIELD];
@@ -544,9 +544,71 @@ static int long_form(const tf_data *d, tf_out *o, char *err, size_t errlen) {
     return rc;
 }
 
-static void kernel_head(const tf_data *d, int f, const char *k, char *out, size_t len) {
-    if (several_gpus(d)) snprintf(out, len, "%s `%s`", d->files[f].gpu, k);
-    else snprintf(out, len, "`%s`", k);
+/* A line of the pivot (a row, or a column when transposed) or of the targets: one CSV's kernel,
+ * or with --best the best of the kernels selected (k < 0). */
+typedef struct {
+    int f, k;
+} tf_series;
+
+static int series_of(const tf_data *d, bool kernel_major, tf_series *out) {
+    int n = 0;
+    const int nk = d->q.best ? 1 : d->nkernels;
+    for (int a = 0; a < (kernel_major ? nk : d->q.nfiles); a++)
+        for (int b = 0; b < (kernel_major ? d->q.nfiles : nk); b++) {
+            const int f = kernel_major ? b : a, k = d->q.best ? -1 : kernel_major ? a : b;
+            bool has = false;
+            for (int j = 0; j < d->nkernels && !has; j++)
+                has = (k < 0 || j == k) && file_has(d, f, d->kernels[j]);
+            if (has && n < TF_MAX_LIST) out[n++] = (tf_series){f, k};
+        }
+    return n;
+}
+
+/* Which way is better for a measure: more, or for time less. */
+static bool better(int key, double a, double b) { return key == C_TIME ? a < b : a > b; }
+
+/* The series' row at a size: the kernel's, or the best of the kernels by the measure. */
+static const tf_row *series_row(const tf_data *d, tf_series sr, const char *shape, int key) {
+    if (sr.k >= 0) return find(d, sr.f, shape, d->kernels[sr.k]);
+    const tf_row *best = NULL;
+    double vb = 0, v;
+    char buf[TF_FIELD];
+    for (int k = 0; k < d->nkernels; k++) {
+        const tf_row *r = find(d, sr.f, shape, d->kernels[k]);
+        if (r && number(field(d, r, key, buf, sizeof buf), &v) && (!best || better(key, v, vb)))
+            best = r, vb = v;
+    }
+    return best;
+}
+
+/* The series' name: "`fast`" ("H100 `fast`" among several GPUs); for the best, the kernels'
+ * data type where they share one ("fp32"), else "best". */
+static void series_head(const tf_data *d, tf_series sr, char *out, size_t len) {
+    const char *gpu = several_gpus(d) ? d->files[sr.f].gpu : "";
+    if (sr.k >= 0) {
+        snprintf(out, len, "%s%s`%s`", gpu, *gpu ? " " : "", d->kernels[sr.k]);
+        return;
+    }
+    const char *dtype = NULL;
+    for (int i = 0; i < d->nrows; i++) {
+        const tf_row *r = &d->rows[i];
+        bool mine = false;
+        for (int k = 0; k < d->nkernels; k++) mine |= !strcmp(r->kernel, d->kernels[k]);
+        if (r->file != sr.f || !mine) continue;
+        if (!dtype) dtype = r->dtype;
+        else if (strcmp(dtype, r->dtype)) dtype = "";
+    }
+    snprintf(out, len, "%s%s%s", gpu, *gpu ? " " : "", dtype && *dtype ? dtype : "best");
+}
+
+static void series_cell(const tf_data *d, tf_series sr, const char *shape, int key, char *out,
+                        size_t len) {
+    const tf_row *r = series_row(d, sr, shape, key);
+    pivot_cell(d, r, key, out, len);
+    if (sr.k < 0 && r) {
+        const size_t n = strlen(out);
+        snprintf(out + n, len - n, " `%s`", r->kernel);
+    }
 }
 
 static int pivot(const tf_data *d, tf_out *o, char *err, size_t errlen) {
@@ -554,39 +616,34 @@ static int pivot(const tf_data *d, tf_out *o, char *err, size_t errlen) {
     const int key = q->value >= 0 ? q->value : C_TPUT;
     const int L = q->nlabels;
     char buf[TF_FIELD * 2];
+    tf_series sr[TF_MAX_LIST];
+    const int ns = series_of(d, false, sr);
     int rc = add_labels(o, q, err, errlen);
     if (!q->transpose) {
-        if (!rc) rc = add_col(o, several_gpus(d) ? "GPU, kernel" : "kernel", false, err, errlen);
+        const char *head = q->best ? (several_gpus(d) ? "GPU, best stage" : "best stage")
+                                   : (several_gpus(d) ? "GPU, kernel" : "kernel");
+        if (!rc) rc = add_col(o, head, false, err, errlen);
         for (int s = 0; s < d->nshapes && !rc; s++) {
             pretty_label(d->shapes[s], buf, sizeof buf);
             rc = add_col(o, buf, true, err, errlen);
         }
-        for (int f = 0; f < q->nfiles && !rc; f++)
-            for (int k = 0; k < d->nkernels && !rc; k++) {
-                if (!file_has(d, f, d->kernels[k])) continue;
-                kernel_head(d, f, d->kernels[k], o->cells[L], sizeof o->cells[0]);
-                for (int s = 0; s < d->nshapes; s++)
-                    pivot_cell(d, find(d, f, d->shapes[s], d->kernels[k]), key, o->cells[L + 1 + s],
-                               sizeof o->cells[0]);
-                rc = emit(o, q, err, errlen);
-            }
+        for (int i = 0; i < ns && !rc; i++) {
+            series_head(d, sr[i], o->cells[L], sizeof o->cells[0]);
+            for (int s = 0; s < d->nshapes; s++)
+                series_cell(d, sr[i], d->shapes[s], key, o->cells[L + 1 + s], sizeof o->cells[0]);
+            rc = emit(o, q, err, errlen);
+        }
         return rc;
     }
     if (!rc) rc = add_col(o, heading(d, C_SHAPE, buf, sizeof buf), false, err, errlen);
-    for (int f = 0; f < q->nfiles && !rc; f++)
-        for (int k = 0; k < d->nkernels && !rc; k++) {
-            if (!file_has(d, f, d->kernels[k])) continue;
-            kernel_head(d, f, d->kernels[k], buf, sizeof buf);
-            rc = add_col(o, buf, true, err, errlen);
-        }
+    for (int i = 0; i < ns && !rc; i++) {
+        series_head(d, sr[i], buf, sizeof buf);
+        rc = add_col(o, buf, true, err, errlen);
+    }
     for (int s = 0; s < d->nshapes && !rc; s++) {
-        int c = L;
-        pretty_label(d->shapes[s], o->cells[c++], sizeof o->cells[0]);
-        for (int f = 0; f < q->nfiles; f++)
-            for (int k = 0; k < d->nkernels; k++)
-                if (file_has(d, f, d->kernels[k]))
-                    pivot_cell(d, find(d, f, d->shapes[s], d->kernels[k]), key, o->cells[c++],
-                               sizeof o->cells[0]);
+        pretty_label(d->shapes[s], o->cells[L], sizeof o->cells[0]);
+        for (int i = 0; i < ns; i++)
+            series_cell(d, sr[i], d->shapes[s], key, o->cells[L + 1 + i], sizeof o->cells[0]);
         rc = emit(o, q, err, errlen);
     }
     return rc;
@@ -599,24 +656,31 @@ static bool meets(const tf_query *q, double v) {
     return v < q->target;
 }
 
-/* The target form's "shapes" cell: the sizes (up to 4), else the patterns and the count. */
+/* The target form's "sizes" cell: up to 3 sizes by name; more, with the patterns that chose
+ * them where one has a *, else with the first and the last. */
 static void shapes_cell(const tf_data *d, char *out, size_t len) {
     size_t k = 0;
     out[0] = '\0';
-    char buf[TF_FIELD];
-    if (d->nshapes <= 4) {
+    char a[TF_FIELD], b[TF_FIELD];
+    bool wild = false;
+    for (int p = 0; p < d->q.npatterns; p++) wild |= d->q.patterns[p].wild;
+    if (d->nshapes <= 3) {
         for (int s = 0; s < d->nshapes && k < len; s++) {
-            pretty_label(d->shapes[s], buf, sizeof buf);
-            k += (size_t)snprintf(out + k, len - k, "%s%s", s ? ", " : "", buf);
+            pretty_label(d->shapes[s], a, sizeof a);
+            k += (size_t)snprintf(out + k, len - k, "%s%s", s ? ", " : "", a);
         }
-        return;
+    } else if (wild) {
+        k = (size_t)snprintf(out, len, "%d sizes:", d->nshapes);
+        for (int p = 0; p < d->q.npatterns && k < len; p++) {
+            pretty_size(&d->q.patterns[p], a, sizeof a);
+            k += (size_t)snprintf(out + k, len - k, d->q.patterns[p].wild ? "%s `%s`" : "%s %s",
+                                  p ? "," : "", a);
+        }
+    } else {
+        pretty_label(d->shapes[0], a, sizeof a);
+        pretty_label(d->shapes[d->nshapes - 1], b, sizeof b);
+        snprintf(out, len, "%d sizes: %s … %s", d->nshapes, a, b);
     }
-    for (int p = 0; p < d->q.npatterns && k < len; p++) {
-        pretty_size(&d->q.patterns[p], buf, sizeof buf);
-        k += (size_t)snprintf(out + k, len - k, d->q.patterns[p].wild ? "%s`%s`" : "%s%s",
-                              p ? ", " : "", buf);
-    }
-    if (k < len) snprintf(out + k, len - k, "%s%d sizes", k ? ": " : "", d->nshapes);
 }
 
 static int targets(const tf_data *d, tf_out *o, char *err, size_t errlen) {
@@ -631,38 +695,44 @@ static int targets(const tf_data *d, tf_out *o, char *err, size_t errlen) {
     shapes_cell(d, sizes, sizeof sizes);
     const char *sym = !strcmp(q->op, ">=") ? "≥" : !strcmp(q->op, "<=") ? "≤" : q->op;
     snprintf(target, sizeof target, "%s %s %s", heading(d, key, buf, sizeof buf), sym, q->target_text);
-    for (int k = 0; k < d->nkernels && !rc; k++)
-        for (int f = 0; f < q->nfiles && !rc; f++) {
-            if (!file_has(d, f, d->kernels[k])) continue;
-            int met = 0, lo = -1, hi = -1;
-            double vlo = 0, vhi = 0;
-            char list[TF_FIELD * 2] = "", vals[TF_MAX_LIST][TF_FIELD];
-            size_t used = 0;
-            for (int s = 0; s < d->nshapes; s++) {
-                const tf_row *r = find(d, f, d->shapes[s], d->kernels[k]);
-                double v;
-                copy(vals[s], TF_FIELD, r ? field(d, r, key, buf, sizeof buf) : "-");
-                if (number(vals[s], &v)) {
-                    met += meets(q, v);
-                    if (lo < 0 || v < vlo) lo = s, vlo = v;
-                    if (hi < 0 || v > vhi) hi = s, vhi = v;
-                }
-                if (used < sizeof list)
-                    used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", s ? ", " : "", vals[s]);
+    tf_series sr[TF_MAX_LIST];
+    const int ns = series_of(d, true, sr);
+    const int L = q->nlabels;
+    for (int i = 0; i < ns && !rc; i++) {
+        int met = 0, lo = -1, hi = -1;
+        double vlo = 0, vhi = 0;
+        char list[TF_FIELD * 2] = "", vals[TF_MAX_LIST][TF_FIELD];
+        bool won[TF_MAX_LIST] = {false};
+        size_t used = 0;
+        for (int s = 0; s < d->nshapes; s++) {
+            const tf_row *r = series_row(d, sr[i], d->shapes[s], key);
+            double v;
+            copy(vals[s], TF_FIELD, r ? field(d, r, key, buf, sizeof buf) : "-");
+            for (int k = 0; r && k < d->nkernels; k++) won[k] |= !strcmp(r->kernel, d->kernels[k]);
+            if (number(vals[s], &v)) {
+                met += meets(q, v);
+                if (lo < 0 || v < vlo) lo = s, vlo = v;
+                if (hi < 0 || v > vhi) hi = s, vhi = v;
             }
-            const int L = q->nlabels;
-            snprintf(o->cells[L], sizeof o->cells[0], "`%s`", d->kernels[k]);
-            copy(o->cells[L + 1], sizeof o->cells[0], d->files[f].gpu);
-            copy(o->cells[L + 2], sizeof o->cells[0], sizes);
-            copy(o->cells[L + 3], sizeof o->cells[0], target);
-            if (d->nshapes <= 3 || lo < 0) copy(o->cells[L + 4], sizeof o->cells[0], list);
-            else if (lo == hi) copy(o->cells[L + 4], sizeof o->cells[0], vals[lo]);
-            else snprintf(o->cells[L + 4], sizeof o->cells[0], "%s to %s", vals[lo], vals[hi]);
-            if (met == d->nshapes) copy(o->cells[L + 5], sizeof o->cells[0], "met");
-            else if (d->nshapes == 1) copy(o->cells[L + 5], sizeof o->cells[0], "not met");
-            else snprintf(o->cells[L + 5], sizeof o->cells[0], "not met (%d of %d)", met, d->nshapes);
-            rc = emit(o, q, err, errlen);
+            if (used < sizeof list)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", s ? ", " : "", vals[s]);
         }
+        char *kc = o->cells[L];
+        kc[0] = '\0';
+        for (int k = 0, n = 0; k < d->nkernels; k++)
+            if (sr[i].k == k || (sr[i].k < 0 && won[k]))
+                n += snprintf(kc + n, sizeof o->cells[0] - (size_t)n, "%s`%s`", n ? ", " : "", d->kernels[k]);
+        copy(o->cells[L + 1], sizeof o->cells[0], d->files[sr[i].f].gpu);
+        copy(o->cells[L + 2], sizeof o->cells[0], sizes);
+        copy(o->cells[L + 3], sizeof o->cells[0], target);
+        if (d->nshapes <= 3 || lo < 0) copy(o->cells[L + 4], sizeof o->cells[0], list);
+        else if (lo == hi) copy(o->cells[L + 4], sizeof o->cells[0], vals[lo]);
+        else snprintf(o->cells[L + 4], sizeof o->cells[0], "%s to %s", vals[lo], vals[hi]);
+        if (met == d->nshapes) copy(o->cells[L + 5], sizeof o->cells[0], "met");
+        else if (d->nshapes == 1) copy(o->cells[L + 5], sizeof o->cells[0], "not met");
+        else snprintf(o->cells[L + 5], sizeof o->cells[0], "not met (%d of %d)", met, d->nshapes);
+        rc = emit(o, q, err, errlen);
+    }
     return rc;
 }
 
@@ -746,6 +816,8 @@ static int parse(tf_query *q, int argc, char **argv, char *err, size_t errlen) {
             q->pivot = true;
         } else if (!strcmp(argv[i], "--transpose")) {
             q->transpose = true;
+        } else if (!strcmp(argv[i], "--best")) {
+            q->best = true;
         } else if ((v = value_of(argc, argv, &i, "--value"))) {
             q->value = key_of(v);
             if (q->value != C_TIME && q->value != C_TPUT && q->value != C_PCT && q->value != C_RATIO)
@@ -783,6 +855,7 @@ static int parse(tf_query *q, int argc, char **argv, char *err, size_t errlen) {
     if (q->has_target && (q->pivot || q->ncolumns))
         return fail(err, errlen, "--target makes its own rows: no --pivot or --columns with it");
     if (q->pivot && q->ncolumns) return fail(err, errlen, "--columns is for the long form, not --pivot");
+    if (q->best && !q->pivot && !q->has_target) return fail(err, errlen, "--best goes with --pivot or --target");
     return 0;
 }
 

@@ -5,8 +5,8 @@
  * (common/readme_tables.sh; docs/design.md, "README tables").
  *
  * Options (every one optional but --table-from; lists are comma-separated):
- *   --table-from CSV[,CSV...]  the CSVs (repeatable); with several, each row names its GPU, taken
- *                              from the CSV's "# GPU: NVIDIA H100 ..." line ("H100")
+ *   --table-from CSV[,CSV...]  the CSVs (repeatable); where the rows shown come from several GPUs,
+ *                              each names its GPU, from the CSV's "# GPU: NVIDIA H100 ..." line
  *   --kernel NAME[,NAME...]    the rows, in this order (repeatable); default: every row of the
  *                              CSVs but the exercises (ex_*), in table order
  *   --shape S[,S...]           the sizes, in this order (repeatable): the CSV's size label, each
@@ -22,9 +22,11 @@
  *                              ratio. time and tput carry the row's ratio in parentheses (its
  *                              "x LIB" column, else its "% CEILING" column); default tput for
  *                              --pivot, ratio (else pct) for --target
- *   --target OPVALUE           one row per kernel and CSV: the measure at every size selected,
- *                              compared with the target (>=1.00, >92%, <=, <), and "met", or
- *                              "not met (k of n)"
+ *   --target OPVALUE           one row per kernel and CSV: the measure at every size selected
+ *                              (up to 3 listed, else the lowest to the highest), compared with
+ *                              the target (>=1.00, >92%, <=, <): "met", or "not met (k of n)"
+ *   --best                     with --pivot or --target: the kernels selected as one line, at
+ *                              each size the best of them by the measure, named in the cell
  *   --versus FROM=TO           the ratio column becomes "x TO": a row whose name holds FROM is
  *                              divided by the row named with TO in its place, at the same size,
  *                              from any of the CSVs (08: --versus fa2_tuned=sdpa_cudnn)

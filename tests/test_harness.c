@@ -575,6 +575,16 @@ static void test_table_from(void) {
                  "| --- | --- | --- | --- | --- | ---: | --- |\n"
                  "| 99 | `fast` | H100 | 64×4096×512 | x cuBLAS < 0.9 | 0.800 | met |\n",
                  "table_from: --label, a pattern, a target below");
+    expect_table("--table-from h100.csv --kernel naive,fast --pivot --best --value ratio",
+                 "| best stage | 1024³ | 64×4096×512 |\n| --- | ---: | ---: |\n"
+                 "| bf16 | 1.111 `fast` | 0.800 `fast` |\n",
+                 "table_from: --best, the best of the kernels at each size, named");
+    expect_table("--table-from h100.csv,h200.csv --kernel naive,fast --best --shape 2^10x2^10x2^10 --target >1.10",
+                 "| kernel | GPU | sizes | target | measured | met |\n"
+                 "| --- | --- | --- | --- | ---: | --- |\n"
+                 "| `fast` | H100 | 1024³ | x cuBLAS > 1.10 | 1.111 | met |\n"
+                 "| `fast` | H200 | 1024³ | x cuBLAS > 1.10 | 1.050 | not met |\n",
+                 "table_from: --best with --target, the winners named");
     expect_table("--table-from ours.csv,sdpa.csv --kernel f16_fa3,f16_fa3_causal --versus fa3=sdpa_cudnn "
                  "--pivot --transpose",
                  "| B×H×N×D | `f16_fa3` | `f16_fa3_causal` |\n| --- | ---: | ---: |\n"
