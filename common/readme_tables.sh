@@ -10,8 +10,8 @@
 #   ...
 #   <!-- /table -->
 #
-# The marker's first word is the CSV (several: comma-separated), relative to the README's folder
-# (or to DIR); the other words are options of --table-from (common/table_from.h), split as the
+# The marker's first word is the CSV (several: comma-separated; NAME=CSV names one), relative to
+# the README's folder (or to DIR); the other words are options of --table-from (common/table_from.h), split as the
 # shell splits words ("..." and '...' group, nothing is expanded). Several marker lines in a row
 # stack their tables: the rows of each after the first are appended (same columns). BINARY is
 # any chapter binary (build/bin/NN_topic): --table-from needs no GPU and no chapter.
@@ -62,7 +62,9 @@ print_marker() { # words dir
     local dir=$2 csvs="" f
     [ ${#WORDS[@]} -gt 0 ] || { echo "an empty marker" >&2; return 2; }
     IFS=, read -ra files <<<"${WORDS[0]}"
-    for f in "${files[@]}"; do csvs+="${csvs:+,}$dir/$f"; done
+    for f in "${files[@]}"; do # NAME=CSV keeps its name
+        case $f in *=*) csvs+="${csvs:+,}${f%%=*}=$dir/${f#*=}" ;; *) csvs+="${csvs:+,}$dir/$f" ;; esac
+    done
     "$bin" --table-from "$csvs" "${WORDS[@]:1}" </dev/null
 }
 

@@ -28,7 +28,7 @@ typedef struct {
 
 /* What a CSV's '#' lines and header say. */
 typedef struct {
-    char gpu[TF_FIELD];                      /* "H100", from "# GPU: NVIDIA H100 80GB HBM3 (..." */
+    char gpu[TF_FIELD]; /* its name: "H100", from "# GPU: NVIDIA H100 80GB HBM3 (...", or NAME= */
     char shape_head[TF_FIELD], time_head[TF_FIELD], tput_head[TF_FIELD], pct_head[TF_FIELD],
         ratio_head[TF_FIELD];                /* "" where the CSV has no such column */
     bool has_dtype, has_err;
@@ -49,7 +49,7 @@ typedef struct {
 } tf_pattern;
 
 typedef struct {
-    char files[TF_MAX_FILES][1024];
+    char files[TF_MAX_FILES][1024], names[TF_MAX_FILES][TF_FIELD]; /* names: NAME=CSV, or "" */
     int nfiles;
     char kernels[TF_MAX_LIST][TF_FIELD];
     int nkernels;
@@ -179,11 +179,12 @@ static int load(tf_data *d, int fi, char *err, size_t errlen) {
     char *text = slurp(path, &len);
     if (!text) return fail(err, errlen, "cannot read %s", path);
     tf_file *F = &d->files[fi];
+    copy(F->gpu, sizeof F->gpu, d->q.names[fi]);
     const char *at = text;
     while (*at == '#') {
         const char *s = at + 1;
         while (*s == ' ') s++;
-        if (!strncmp(s, "GPU:", 4)) gpu_short_name(s, F->gpu, sizeof F->gpu);
+        if (!strncmp(s, "GPU:", 4) && !d->q.names[fi][0]) gpu_short_name(s, F->gpu, sizeof F->gpu);
         at += strcspn(at, "\n");
         if (*at) at++;
     }
@@ -382,6 +383,13 @@ static bool several_gpus(const tf_data *d) {
     return false;
 }
 
+/* What the names of the CSVs are: "GPU", or "run" where one was given as NAME=CSV. */
+static const char *name_head(const tf_data *d) {
+    for (int f = 0; f < d->q.nfiles; f++)
+        if (d->q.names[f][0]) return "run";
+    return "GPU";
+}
+
 /* ---- cells ------------------------------------------------------------------------------- */
 
 static bool number(const char *s, double *v) {
@@ -425,9 +433,10 @@ static const char *field(const tf_data *d, const tf_row *r, int key, char *buf, 
 }
 
 static const char *heading(const tf_data *d, int key, char *buf, size_t len) {
-    static const char *const fixed[NKEYS] = {NULL, "GPU", "kernel", "dtype", NULL,
+    static const char *const fixed[NKEYS] = {NULL, NULL, "kernel", "dtype", NULL,
                                              NULL, NULL,  NULL,     "rel err", "status"};
     if (fixed[key]) return fixed[key];
+    if (key == C_GPU) return name_head(d);
     if (key == C_RATIO && d->q.versus_from[0]) {
         snprintf(buf, len, "x %s", d->q.versus_to);
         return buf;
@@ -620,8 +629,10 @@ static int pivot(const tf_data *d, tf_out *o, char *err, size_t errlen) {
     const int ns = series_of(d, false, sr);
     int rc = add_labels(o, q, err, errlen);
     if (!q->transpose) {
-        const char *head = q->best ? (several_gpus(d) ? "GPU, best stage" : "best stage")
-                                   : (several_gpus(d) ? "GPU, kernel" : "kernel");
+        const char *what = q->best ? "best stage" : "kernel";
+        if (several_gpus(d)) snprintf(buf, sizeof buf, "%s, %s", name_head(d), what);
+        else copy(buf, sizeof buf, what);
+        const char *head = buf;
         if (!rc) rc = add_col(o, head, false, err, errlen);
         for (int s = 0; s < d->nshapes && !rc; s++) {
             pretty_label(d->shapes[s], buf, sizeof buf);
@@ -688,7 +699,7 @@ static int targets(const tf_data *d, tf_out *o, char *err, size_t errlen) {
     bool ratio = q->versus_from[0] != '\0';
     for (int f = 0; f < q->nfiles; f++) ratio |= d->files[f].ratio_head[0] != '\0';
     const int key = q->value >= 0 ? q->value : ratio ? C_RATIO : C_PCT;
-    static const char *const heads[] = {"kernel", "GPU", "sizes", "target", "measured", "met"};
+    const char *const heads[] = {"kernel", name_head(d), "sizes", "target", "measured", "met"};
     int rc = add_labels(o, q, err, errlen);
     for (int c = 0; c < 6 && !rc; c++) rc = add_col(o, heads[c], c == 4, err, errlen);
     char buf[TF_FIELD], sizes[TF_FIELD * 2], target[TF_FIELD * 2];
@@ -769,7 +780,9 @@ static int each_item(const char *opt, const char *list, tf_query *q,
 
 static int add_file(tf_query *q, const char *opt, const char *v, char *err, size_t errlen) {
     if (q->nfiles == TF_MAX_FILES) return fail(err, errlen, "%s: at most %d CSVs", opt, TF_MAX_FILES);
-    copy(q->files[q->nfiles++], sizeof q->files[0], v);
+    const char *eq = strchr(v, '=');
+    snprintf(q->names[q->nfiles], TF_FIELD, "%.*s", eq ? (int)(eq - v) : 0, v);
+    copy(q->files[q->nfiles++], sizeof q->files[0], eq ? eq + 1 : v);
     return 0;
 }
 

@@ -5,8 +5,10 @@
  * (common/readme_tables.sh; docs/design.md, "README tables").
  *
  * Options (every one optional but --table-from; lists are comma-separated):
- *   --table-from CSV[,CSV...]  the CSVs (repeatable); where the rows shown come from several GPUs,
- *                              each names its GPU, from the CSV's "# GPU: NVIDIA H100 ..." line
+ *   --table-from CSV[,CSV...]  the CSVs (repeatable); where the rows shown come from several CSVs
+ *                              of different names, each row names its CSV: by its GPU, from the
+ *                              CSV's "# GPU: NVIDIA H100 ..." line ("H100"), or NAME for a CSV
+ *                              given as NAME=CSV (two runs on one GPU: 2026-11-22=h100.csv)
  *   --kernel NAME[,NAME...]    the rows, in this order (repeatable); default: every row of the
  *                              CSVs but the exercises (ex_*), in table order
  *   --shape S[,S...]           the sizes, in this order (repeatable): the CSV's size label, each

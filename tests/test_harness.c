@@ -473,9 +473,12 @@ static char *table_text(const char *line, int *rc, char *err, size_t errlen) {
             char *s2 = NULL;
             size_t k = 0;
             paths[np][0] = '\0';
-            for (char *c = strtok_r(t, ",", &s2); c; c = strtok_r(NULL, ",", &s2))
-                k += (size_t)snprintf(paths[np] + k, sizeof paths[0] - k, "%s%s/%s", k ? "," : "",
-                                      g_dir, c);
+            for (char *c = strtok_r(t, ",", &s2); c; c = strtok_r(NULL, ",", &s2)) {
+                char *eq = strchr(c, '='); /* NAME=CSV */
+                k += (size_t)snprintf(paths[np] + k, sizeof paths[0] - k, "%s%.*s%s/%s",
+                                      k ? "," : "", eq ? (int)(eq - c + 1) : 0, c, g_dir,
+                                      eq ? eq + 1 : c);
+            }
             t = paths[np++];
         }
         argv[argc++] = t;
@@ -585,6 +588,10 @@ static void test_table_from(void) {
                  "| `fast` | H100 | 1024³ | x cuBLAS > 1.10 | 1.111 | met |\n"
                  "| `fast` | H200 | 1024³ | x cuBLAS > 1.10 | 1.050 | not met |\n",
                  "table_from: --best with --target, the winners named");
+    expect_table("--table-from before=h100.csv,after=h200.csv --kernel fast --pivot --value ratio",
+                 "| run, kernel | 1024³ | 64×4096×512 |\n| --- | ---: | ---: |\n"
+                 "| before `fast` | 1.111 | 0.800 |\n| after `fast` | 1.050 | 1.020 |\n",
+                 "table_from: NAME=CSV names a run");
     expect_table("--table-from ours.csv,sdpa.csv --kernel f16_fa3,f16_fa3_causal --versus fa3=sdpa_cudnn "
                  "--pivot --transpose",
                  "| B×H×N×D | `f16_fa3` | `f16_fa3_causal` |\n| --- | ---: | ---: |\n"
