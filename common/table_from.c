@@ -57,7 +57,7 @@ typedef struct {
     int npatterns;
     int columns[NKEYS];
     int ncolumns;
-    bool pivot, transpose, best;
+    bool pivot, transpose, best, pool;
     int value;               /* C_TIME, C_TPUT, C_PCT, C_RATIO, or -1: the form's default */
     bool has_target;
     char op[3], target_text[TF_FIELD];
@@ -408,7 +408,8 @@ static void versus(const tf_data *d, const tf_row *r, char *out, size_t len) {
     snprintf(other, sizeof other, "%.*s%s%s", (int)(at - r->kernel), r->kernel, d->q.versus_to,
              at + strlen(d->q.versus_from));
     const tf_row *o = find(d, r->file, r->shape, other);
-    if (!o) o = find(d, -1, r->shape, other);
+    for (int f = 0; !o && f < d->q.nfiles; f++) /* else from a CSV of the same GPU (or name) */
+        if (!strcmp(d->files[f].gpu, d->files[r->file].gpu)) o = find(d, f, r->shape, other);
     double a, b;
     if (o && number(r->tput, &a) && number(o->tput, &b) && b > 0) snprintf(out, len, "%.3f", a / b);
 }
@@ -554,17 +555,22 @@ static int long_form(const tf_data *d, tf_out *o, char *err, size_t errlen) {
 }
 
 /* A line of the pivot (a row, or a column when transposed) or of the targets: one CSV's kernel,
- * or with --best the best of the kernels selected (k < 0). */
+ * or with --best the best of the kernels selected (k == BEST), or with --pool all of them
+ * (k == POOL). */
+enum { BEST = -1, POOL = -2 };
 typedef struct {
     int f, k;
 } tf_series;
 
 static int series_of(const tf_data *d, bool kernel_major, tf_series *out) {
     int n = 0;
-    const int nk = d->q.best ? 1 : d->nkernels;
+    kernel_major |= !several_gpus(d); /* CSVs of one GPU complete each other: --kernel's order */
+    const bool one = d->q.best || d->q.pool;
+    const int nk = one ? 1 : d->nkernels;
     for (int a = 0; a < (kernel_major ? nk : d->q.nfiles); a++)
         for (int b = 0; b < (kernel_major ? d->q.nfiles : nk); b++) {
-            const int f = kernel_major ? b : a, k = d->q.best ? -1 : kernel_major ? a : b;
+            const int f = kernel_major ? b : a;
+            const int k = d->q.best ? BEST : d->q.pool ? POOL : kernel_major ? a : b;
             bool has = false;
             for (int j = 0; j < d->nkernels && !has; j++)
                 has = (k < 0 || j == k) && file_has(d, f, d->kernels[j]);
@@ -668,7 +674,7 @@ static bool meets(const tf_query *q, double v) {
 }
 
 /* The target form's "sizes" cell: up to 3 sizes by name; more, with the patterns that chose
- * them where one has a *, else with the first and the last. */
+ * them where one has a * (and the cell has room), else with the first and the last. */
 static void shapes_cell(const tf_data *d, char *out, size_t len) {
     size_t k = 0;
     out[0] = '\0';
@@ -680,14 +686,17 @@ static void shapes_cell(const tf_data *d, char *out, size_t len) {
             pretty_label(d->shapes[s], a, sizeof a);
             k += (size_t)snprintf(out + k, len - k, "%s%s", s ? ", " : "", a);
         }
-    } else if (wild) {
+        return;
+    }
+    if (wild) {
         k = (size_t)snprintf(out, len, "%d sizes:", d->nshapes);
         for (int p = 0; p < d->q.npatterns && k < len; p++) {
             pretty_size(&d->q.patterns[p], a, sizeof a);
             k += (size_t)snprintf(out + k, len - k, d->q.patterns[p].wild ? "%s `%s`" : "%s %s",
                                   p ? "," : "", a);
         }
-    } else {
+    }
+    if (!wild || k >= TABLE_CELL) { /* too long for a cell: the first and the last */
         pretty_label(d->shapes[0], a, sizeof a);
         pretty_label(d->shapes[d->nshapes - 1], b, sizeof b);
         snprintf(out, len, "%d sizes: %s … %s", d->nshapes, a, b);
@@ -712,36 +721,44 @@ static int targets(const tf_data *d, tf_out *o, char *err, size_t errlen) {
     for (int i = 0; i < ns && !rc; i++) {
         int met = 0, lo = -1, hi = -1;
         double vlo = 0, vhi = 0;
-        char list[TF_FIELD * 2] = "", vals[TF_MAX_LIST][TF_FIELD];
+        static char vals[TF_MAX_LIST * TF_MAX_LIST][TF_FIELD];
+        char list[TF_FIELD * 2] = "";
         bool won[TF_MAX_LIST] = {false};
         size_t used = 0;
-        for (int s = 0; s < d->nshapes; s++) {
-            const tf_row *r = series_row(d, sr[i], d->shapes[s], key);
+        /* the measurements: a size each, or with --pool a size and kernel each */
+        const int nk = sr[i].k == POOL ? d->nkernels : 1, n = d->nshapes * nk;
+        for (int m = 0; m < n; m++) {
+            tf_series one = sr[i];
+            if (one.k == POOL) one.k = m % nk;
+            const tf_row *r = series_row(d, one, d->shapes[m / nk], key);
             double v;
-            copy(vals[s], TF_FIELD, r ? field(d, r, key, buf, sizeof buf) : "-");
+            copy(vals[m], TF_FIELD, r ? field(d, r, key, buf, sizeof buf) : "-");
             for (int k = 0; r && k < d->nkernels; k++) won[k] |= !strcmp(r->kernel, d->kernels[k]);
-            if (number(vals[s], &v)) {
+            if (number(vals[m], &v)) {
                 met += meets(q, v);
-                if (lo < 0 || v < vlo) lo = s, vlo = v;
-                if (hi < 0 || v > vhi) hi = s, vhi = v;
+                if (lo < 0 || v < vlo) lo = m, vlo = v;
+                if (hi < 0 || v > vhi) hi = m, vhi = v;
             }
             if (used < sizeof list)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", s ? ", " : "", vals[s]);
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", m ? ", " : "", vals[m]);
         }
         char *kc = o->cells[L];
+        const size_t kl = sizeof o->cells[0];
         kc[0] = '\0';
-        for (int k = 0, n = 0; k < d->nkernels; k++)
+        for (int k = 0, w = 0; k < d->nkernels; k++)
             if (sr[i].k == k || (sr[i].k < 0 && won[k]))
-                n += snprintf(kc + n, sizeof o->cells[0] - (size_t)n, "%s`%s`", n ? ", " : "", d->kernels[k]);
+                w += snprintf(kc + w, kl - (size_t)w, "%s`%s`", w ? ", " : "", d->kernels[k]);
+        if (strlen(kc) >= TABLE_CELL) /* too many names for a cell */
+            snprintf(kc, kl, "`%s` and %d more", d->kernels[0], d->nkernels - 1);
         copy(o->cells[L + 1], sizeof o->cells[0], d->files[sr[i].f].gpu);
         copy(o->cells[L + 2], sizeof o->cells[0], sizes);
         copy(o->cells[L + 3], sizeof o->cells[0], target);
-        if (d->nshapes <= 3 || lo < 0) copy(o->cells[L + 4], sizeof o->cells[0], list);
+        if (n <= 3 || lo < 0) copy(o->cells[L + 4], sizeof o->cells[0], list);
         else if (lo == hi) copy(o->cells[L + 4], sizeof o->cells[0], vals[lo]);
         else snprintf(o->cells[L + 4], sizeof o->cells[0], "%s to %s", vals[lo], vals[hi]);
-        if (met == d->nshapes) copy(o->cells[L + 5], sizeof o->cells[0], "met");
-        else if (d->nshapes == 1) copy(o->cells[L + 5], sizeof o->cells[0], "not met");
-        else snprintf(o->cells[L + 5], sizeof o->cells[0], "not met (%d of %d)", met, d->nshapes);
+        if (met == n) copy(o->cells[L + 5], sizeof o->cells[0], "met");
+        else if (n == 1) copy(o->cells[L + 5], sizeof o->cells[0], "not met");
+        else snprintf(o->cells[L + 5], sizeof o->cells[0], "not met (%d of %d)", met, n);
         rc = emit(o, q, err, errlen);
     }
     return rc;
@@ -831,6 +848,8 @@ static int parse(tf_query *q, int argc, char **argv, char *err, size_t errlen) {
             q->transpose = true;
         } else if (!strcmp(argv[i], "--best")) {
             q->best = true;
+        } else if (!strcmp(argv[i], "--pool")) {
+            q->pool = true;
         } else if ((v = value_of(argc, argv, &i, "--value"))) {
             q->value = key_of(v);
             if (q->value != C_TIME && q->value != C_TPUT && q->value != C_PCT && q->value != C_RATIO)
@@ -869,6 +888,7 @@ static int parse(tf_query *q, int argc, char **argv, char *err, size_t errlen) {
         return fail(err, errlen, "--target makes its own rows: no --pivot or --columns with it");
     if (q->pivot && q->ncolumns) return fail(err, errlen, "--columns is for the long form, not --pivot");
     if (q->best && !q->pivot && !q->has_target) return fail(err, errlen, "--best goes with --pivot or --target");
+    if (q->pool && (!q->has_target || q->best)) return fail(err, errlen, "--pool goes with --target, without --best");
     return 0;
 }
 

@@ -29,9 +29,12 @@
  *                              the target (>=1.00, >92%, <=, <): "met", or "not met (k of n)"
  *   --best                     with --pivot or --target: the kernels selected as one line, at
  *                              each size the best of them by the measure, named in the cell
+ *   --pool                     with --target: the kernels selected as one line, each of them at
+ *                              each size one measurement (fp16 and bf16, causal and not)
  *   --versus FROM=TO           the ratio column becomes "x TO": a row whose name holds FROM is
  *                              divided by the row named with TO in its place, at the same size,
- *                              from any of the CSVs (08: --versus fa2_tuned=sdpa_cudnn)
+ *                              from its own CSV or another of the same GPU (or NAME)
+ *                              (08: h100.csv,h100_sdpa.csv --versus fa2_tuned=sdpa_cudnn)
  *   --label HEAD=TEXT          a first column HEAD with TEXT in every row (repeatable)
  *
  * The long form (neither --pivot nor --target) has one line per CSV, size and kernel.

@@ -588,6 +588,11 @@ static void test_table_from(void) {
                  "| `fast` | H100 | 1024³ | x cuBLAS > 1.10 | 1.111 | met |\n"
                  "| `fast` | H200 | 1024³ | x cuBLAS > 1.10 | 1.050 | not met |\n",
                  "table_from: --best with --target, the winners named");
+    expect_table("--table-from h100.csv --kernel naive,fast --pool --shape 1024x1024x1024 --target >=0.5",
+                 "| kernel | GPU | sizes | target | measured | met |\n"
+                 "| --- | --- | --- | --- | ---: | --- |\n"
+                 "| `naive`, `fast` | H100 | 1024³ | x cuBLAS ≥ 0.5 | 0.100, 1.111 | not met (1 of 2) |\n",
+                 "table_from: --pool, every kernel at every size a measurement");
     expect_table("--table-from before=h100.csv,after=h200.csv --kernel fast --pivot --value ratio",
                  "| run, kernel | 1024³ | 64×4096×512 |\n| --- | ---: | ---: |\n"
                  "| before `fast` | 1.111 | 0.800 |\n| after `fast` | 1.050 | 1.020 |\n",
