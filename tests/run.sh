@@ -306,6 +306,39 @@ for readme in "${readmes[@]}"; do
     else result FAIL "links: $readme cites measured/ paths that do not exist:$missing"; fi
 done
 
+# Each chapter's measured/README.md names every file of measured/ ("- NAME, NAME.{csv,md}: what
+# it is", a folder as "DIR/"), and every name it gives exists.
+for ch in "$@"; do
+    index=$ch/measured/README.md
+    [ -d "$ch/measured" ] || continue
+    if [ ! -f "$index" ]; then result FAIL "measured: $ch/measured has no README.md index"; continue; fi
+    names=$(sed -n 's/^- \([^:]*\): .*/\1/p' "$index" | tr -d '`' | sed 's/, /\n/g' |
+        while read -r n; do # NAME.{csv,md}: both names
+            if [[ $n =~ ^(.*)\{([^}]*)\}(.*)$ ]]; then
+                IFS=, read -ra alts <<<"${BASH_REMATCH[2]}"
+                for a in "${alts[@]}"; do echo "${BASH_REMATCH[1]}$a${BASH_REMATCH[3]}"; done
+            else echo "$n"; fi
+        done)
+    bad=""
+    while read -r n; do
+        [ -n "$n" ] && [ ! -e "$ch/measured/$n" ] && bad="$bad $n"
+    done <<<"$names"
+    unnamed=""
+    while read -r f; do
+        rel=${f#"$ch/measured/"}
+        hit=0
+        grep -qxF "$rel" <<<"$names" && hit=1
+        d=$rel
+        while [ $hit = 0 ] && [[ $d == */* ]]; do
+            d=${d%/*}
+            grep -qxF "$d/" <<<"$names" && hit=1
+        done
+        [ $hit = 1 ] || unnamed="$unnamed $rel"
+    done < <(find "$ch/measured" -type f ! -path "$index" | sort)
+    if [ -z "$bad$unnamed" ]; then result PASS "measured: $index names every file of $ch/measured"
+    else result FAIL "measured: $index:${bad:+ names missing files$bad;}${unnamed:+ does not name$unnamed}"; fi
+done
+
 # make compare-NN's static columns (common/compare.sh) on two kernels that differ on purpose
 # (tests/compare_fixture_sm90a.cu): 128-bit loads in one, local memory in the other.
 fixture=$BUILD/tests/compare_fixture_sm90a.cubin
