@@ -135,7 +135,7 @@ for readme in "$@"; do
         exit 2
     fi
     if cmp -s "$tmp" "$readme"; then
-        [ $check = 1 ] && echo "$readme: $BLOCKS tables agree with their CSVs"
+        echo "$readme: $BLOCKS tables agree with their CSVs"
     elif [ $check = 1 ]; then
         echo "$readme: tables differ from their CSVs (make tables rewrites them):"
         diff -u "$readme" "$tmp" | sed 's/^/  /'
