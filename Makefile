@@ -110,7 +110,7 @@ LDLIBS    := -lcublasLt -lcublas -lm
 COMMON_C    := $(wildcard common/*.c)
 COMMON_CU   := $(wildcard common/*.cu)
 COMMON_OBJS := $(COMMON_C:%.c=$(BUILD)/%.o) $(COMMON_CU:%.cu=$(BUILD)/%.o)
-HOST_OBJS   := $(BUILD)/common/arch.o $(BUILD)/common/plot.o $(BUILD)/common/args.o $(BUILD)/common/stats.o $(BUILD)/common/table.o \
+HOST_OBJS   := $(BUILD)/common/arch.o $(BUILD)/common/plot.o $(BUILD)/common/table_from.o $(BUILD)/common/args.o $(BUILD)/common/stats.o $(BUILD)/common/table.o \
                $(BUILD)/common/convert.o $(BUILD)/common/tensor_map.o
 
 BINS        := $(CHAPTERS:%=$(BUILD)/bin/%)
@@ -125,7 +125,7 @@ PTX_CUBINS  := $(patsubst tests/%.cu,$(BUILD)/tests/%.cubin,$(wildcard tests/*_w
 TEST_PROGS  := $(BUILD)/bin/test_harness $(BUILD)/bin/test_fp8_convert $(BUILD)/bin/test_gemm_ref \
                $(BUILD)/bin/test_hopper
 
-.PHONY: all help test bench plots clean $(foreach c,$(ALL_CHAPTERS),run-$(firstword $(subst _, ,$(c))) \
+.PHONY: all help test bench plots tables clean $(foreach c,$(ALL_CHAPTERS),run-$(firstword $(subst _, ,$(c))) \
         check-$(firstword $(subst _, ,$(c))) sanitize-$(firstword $(subst _, ,$(c))) \
         compare-$(firstword $(subst _, ,$(c))) \
         profile-$(firstword $(subst _, ,$(c))))
@@ -144,6 +144,8 @@ help:
 	@echo "make bench           every chapter's benchmark sweep into results/NN_topic.{md,csv}"
 	@echo "make plots           the charts the READMEs show: NN_topic/measured/*.svg from the CSVs beside"
 	@echo "                     them (no GPU needed)"
+	@echo "make tables          the README tables between <!-- table: ... --> markers, from the"
+	@echo "                     measured CSVs (no GPU needed; make test fails where one differs)"
 	@echo "make sanitize-NN     compute-sanitizer memcheck and racecheck at small shapes (KERNEL=name)"
 	@echo "make compare-NN KERNEL=name   your ex_name kernel beside our stage name (give it without ex_):"
 	@echo "                     registers, shared and local memory, SASS counts, hints (no GPU needed),"
@@ -301,6 +303,11 @@ bench: $(BINS)
 # list from the READMEs; make test draws the same into a scratch folder and compares).
 plots: $(BINS)
 	@BUILD=$(BUILD) bash common/plots.sh $(CHAPTERS)
+
+# The README tables: each block between <!-- table: CSV OPTIONS --> and <!-- /table --> printed
+# again by --table-from (no GPU needed; common/readme_tables.sh, docs/design.md "README tables").
+tables: $(BUILD)/bin/$(firstword $(CHAPTERS))
+	@bash common/readme_tables.sh $< README.md $(CHAPTERS:%=%/README.md)
 
 clean:
 	rm -rf $(BUILD)

@@ -233,6 +233,8 @@ void print_usage(FILE *f, const char *prog, const char *chapter_help, const run_
             "  --plot FILE.svg  also draw the table as a chart: one panel per size, a bar per\n"
             "                   stage, the library and memcpy as dashed lines\n"
             "  --plot-from CSV  with --plot: draw a table saved by --save (no GPU needed)\n"
+            "  --table-from CSV print a README table from CSVs saved by --save (no GPU needed;\n"
+            "                   its options: common/table_from.h)\n"
             "  --list           list the kernels\n"
             "  --check          check your exercises at the test shapes (PASS/FAIL/TODO)\n"
             "  --test           check every kernel at the test shapes (for make test)\n"

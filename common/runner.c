@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "plot.h"
+#include "table_from.h"
 
 static char g_unsupported[512];
 
@@ -644,6 +645,14 @@ int run_chapters(const chapter *const chs[], int n, int argc, char **argv) {
     const char *prog = chs[0]->name;
     char err[2048];
     int rc;
+
+    /* --table-from: a README table from saved CSVs (table_from.h); no GPU, nothing run */
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "--table-from", 12) && (!argv[i][12] || argv[i][12] == '=')) {
+            rc = table_from_main(argc, argv, stdout, err, sizeof err);
+            if (rc) fprintf(stderr, "%s: %s\n", prog, err);
+            return rc;
+        }
 
     /* The size options: the union of the tables', each with its tables' help. */
     const char *dims[MAX_SIZE_OPTIONS];

@@ -97,6 +97,8 @@ for ch in "$@"; do
     # The README chart from a measured CSV: no GPU needed; a missing file or no --plot is usage.
     expect_exit 2 "$ch --plot-from a missing file" "$bin" --plot-from /nonexistent.csv --plot "$BUILD/plot_test.svg"
     expect_exit 2 "$ch --plot-from without --plot" "$bin" --plot-from /nonexistent.csv
+    # The README tables from a measured CSV (--table-from; no GPU): a missing file is usage.
+    expect_exit 2 "$ch --table-from a missing file" "$bin" --table-from /nonexistent.csv
     for csv in "$ch"/measured/*.csv; do
         [ -f "$csv" ] || continue
         svg=$BUILD/plot_$ch.svg
@@ -350,6 +352,86 @@ for ch in "$@"; do
     if [ -z "$extra" ]; then result PASS "plots: $ch: make plots draws only the charts its README shows"
     else result FAIL "plots: $ch: make plots draws charts its README does not show: $(echo $extra)"; fi
     rm -rf "$tmp"
+done
+
+# The README tables (common/readme_tables.sh): every block between <!-- table: ... --> markers
+# must be what --table-from prints from its CSV now (make tables rewrites them), in the top README
+# and in each chapter's; a block that drifted from its CSV must be caught (a copy of the first
+# README with a block, one cell changed).
+tables_bin=$BUILD/bin/$1
+readmes=(README.md)
+for ch in "$@"; do readmes+=("$ch/README.md"); done
+for readme in "${readmes[@]}"; do
+    out=$(bash common/readme_tables.sh --check "$tables_bin" "$readme" 2>&1)
+    rc=$?
+    if [ $rc = 0 ]; then result PASS "tables: $out"
+    else
+        result FAIL "tables: $readme differs from its CSVs (make tables; exit $rc): $(echo "$out" | grep -m 3 '^  [-+]|' | tr '\n' ' ')"
+        echo "$out" >>"$LOG"
+    fi
+done
+for readme in "${readmes[@]}"; do
+    grep -q '^<!-- table: ' "$readme" || continue
+    drift=$(mktemp)
+    awk '/^<!-- table: / { block = 1 } block && /^\| --- / { sep = 1; print; next }
+         sep && !done && /^\| / { sub(/ \|$/, "1 |"); done = 1 } { print }' "$readme" >"$drift"
+    bash common/readme_tables.sh --check --base "$(dirname "$readme")" "$tables_bin" "$drift" >/dev/null 2>&1
+    rc=$?
+    if [ $rc = 1 ]; then result PASS "tables: a cell changed in a block of $readme is caught"
+    else result FAIL "tables: a cell changed in a block of $readme: the check exited $rc, want 1"; fi
+    rm -f "$drift"
+    break
+done
+
+# Every measured/ file that a README links (](...measured/...)) or names (measured/NAME.md, .csv,
+# .svg, .txt, .gz; from its folder or the top) exists: measured/ keeps what the lessons cite, and
+# older runs live in git history.
+for readme in "${readmes[@]}"; do
+    dir=$(dirname "$readme")
+    missing=""
+    n=0
+    while read -r path; do
+        [ -n "$path" ] || continue
+        case $path in *NN_topic* | *'*'*) continue ;; esac
+        n=$((n + 1))
+        [ -e "$dir/$path" ] || [ -e "$path" ] || missing="$missing $path" # named from the top
+    done < <({ grep -oE '\]\([^)#]*measured/[^)#]*' "$readme" | sed 's/^](//'
+               grep -oE '[A-Za-z0-9_./-]*measured/[A-Za-z0-9_./-]*\.(md|csv|svg|txt|gz)' "$readme"; } | sort -u)
+    if [ -z "$missing" ]; then result PASS "links: the $n measured/ paths $readme cites exist"
+    else result FAIL "links: $readme cites measured/ paths that do not exist:$missing"; fi
+done
+
+# Each chapter's measured/README.md names every file of measured/ ("- NAME, NAME.{csv,md}: what
+# it is", a folder as "DIR/"), and every name it gives exists.
+for ch in "$@"; do
+    index=$ch/measured/README.md
+    [ -d "$ch/measured" ] || continue
+    if [ ! -f "$index" ]; then result FAIL "measured: $ch/measured has no README.md index"; continue; fi
+    names=$(sed -n 's/^- \([^:]*\): .*/\1/p' "$index" | tr -d '`' | sed 's/, /\n/g' |
+        while read -r n; do # NAME.{csv,md}: both names
+            if [[ $n =~ ^(.*)\{([^}]*)\}(.*)$ ]]; then
+                IFS=, read -ra alts <<<"${BASH_REMATCH[2]}"
+                for a in "${alts[@]}"; do echo "${BASH_REMATCH[1]}$a${BASH_REMATCH[3]}"; done
+            else echo "$n"; fi
+        done)
+    bad=""
+    while read -r n; do
+        [ -n "$n" ] && [ ! -e "$ch/measured/$n" ] && bad="$bad $n"
+    done <<<"$names"
+    unnamed=""
+    while read -r f; do
+        rel=${f#"$ch/measured/"}
+        hit=0
+        grep -qxF "$rel" <<<"$names" && hit=1
+        d=$rel
+        while [ $hit = 0 ] && [[ $d == */* ]]; do
+            d=${d%/*}
+            grep -qxF "$d/" <<<"$names" && hit=1
+        done
+        [ $hit = 1 ] || unnamed="$unnamed $rel"
+    done < <(find "$ch/measured" -type f ! -path "$index" | sort)
+    if [ -z "$bad$unnamed" ]; then result PASS "measured: $index names every file of $ch/measured"
+    else result FAIL "measured: $index:${bad:+ names missing files$bad;}${unnamed:+ does not name$unnamed}"; fi
 done
 
 # make compare-NN's static columns (common/compare.sh) on two kernels that differ on purpose

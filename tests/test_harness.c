@@ -4,9 +4,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "plot.h"
+#include "table_from.h"
 #include "tensor_map.h"
 
 static int failures;
@@ -445,6 +447,187 @@ static void test_plot(void) {
     free(svg);
 }
 
+/* --table-from: the README tables from fixed CSVs (two GPUs' bench runs, 08-style rows against
+ * a compare_sdpa.py CSV), each form printed exactly. */
+static char g_dir[64];
+
+static void write_csv(const char *name, const char *text) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* The table (or NULL) and the exit code for a command line of space-separated words; a word
+ * naming a CSV is taken from g_dir. */
+static char *table_text(const char *line, int *rc, char *err, size_t errlen) {
+    static char buf[1024], paths[8][512];
+    char *argv[32], *save = NULL;
+    int argc = 0, np = 0;
+    snprintf(buf, sizeof buf, "prog %s", line);
+    for (char *t = strtok_r(buf, " ", &save); t && argc < 32; t = strtok_r(NULL, " ", &save)) {
+        if (argc > 0 && !strcmp(argv[argc - 1], "--table-from") && np < 8) {
+            char *s2 = NULL;
+            size_t k = 0;
+            paths[np][0] = '\0';
+            for (char *c = strtok_r(t, ",", &s2); c; c = strtok_r(NULL, ",", &s2)) {
+                char *eq = strchr(c, '='); /* NAME=CSV */
+                k += (size_t)snprintf(paths[np] + k, sizeof paths[0] - k, "%s%.*s%s/%s",
+                                      k ? "," : "", eq ? (int)(eq - c + 1) : 0, c, g_dir,
+                                      eq ? eq + 1 : c);
+            }
+            t = paths[np++];
+        }
+        argv[argc++] = t;
+    }
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    *rc = table_from_main(argc, argv, f, err, errlen);
+    fclose(f);
+    return out;
+}
+
+static void expect_table(const char *line, const char *want, const char *name) {
+    char err[512] = "";
+    int rc;
+    char *got = table_text(line, &rc, err, sizeof err);
+    const bool ok = rc == 0 && got && !strcmp(got, want);
+    EXPECT(ok, name);
+    if (!ok) printf("  --table-from %s\n  exit %d %s\n%s", line, rc, err, got ? got : "");
+    free(got);
+}
+
+static void expect_refused(const char *line, const char *says, const char *name) {
+    char err[512] = "";
+    int rc;
+    free(table_text(line, &rc, err, sizeof err));
+    EXPECT(rc == EXIT_BAD_USAGE && strstr(err, says), name);
+    if (rc != EXIT_BAD_USAGE || !strstr(err, says)) printf("  exit %d: %s\n", rc, err);
+}
+
+static void test_table_from(void) {
+    snprintf(g_dir, sizeof g_dir, "/tmp/table_from_XXXXXX");
+    if (!mkdtemp(g_dir)) {
+        EXPECT(false, "table_from: a temporary folder");
+        return;
+    }
+    const char *head = "mxnxk,kernel,dtype,time (us),TFLOPS,x cuBLAS,rel err,status\n";
+    char h100[2048], h200[2048];
+    snprintf(h100, sizeof h100, "# GPU: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)\n# driver 1\n# 99_test: seed 1\n%s%s", head,
+             "1024x1024x1024,cublas,bf16,10.00,214.7,-,0.0e+00,ok\n"
+             "1024x1024x1024,naive,bf16,100.0,21.47,0.100,1.0e-03,ok\n"
+             "1024x1024x1024,fast,bf16,9.000,238.6,1.111,1.0e-03,ok\n"
+             "1024x1024x1024,ex_fast,bf16,-,-,-,-,TODO\n"
+             "64x4096x512,cublas,bf16,2.000,134.2,-,0.0e+00,ok\n"
+             "64x4096x512,naive,bf16,-,-,-,-,\"skip: shape, K % 8\"\n"
+             "64x4096x512,fast,bf16,2.500,107.4,0.800,1.0e-03,ok\n"
+             "64x4096x512,ex_fast,bf16,-,-,-,-,TODO\n");
+    snprintf(h200, sizeof h200, "# GPU: NVIDIA H200 (sm_90, 132 SMs)\n# driver 1\n# 99_test: seed 2\n%s%s", head,
+             "1024x1024x1024,cublas,bf16,9.000,238.6,-,0.0e+00,ok\n"
+             "1024x1024x1024,fast,bf16,8.571,250.5,1.050,1.0e-03,ok\n"
+             "64x4096x512,cublas,bf16,2.000,134.2,-,0.0e+00,ok\n"
+             "64x4096x512,fast,bf16,1.961,136.9,1.020,1.0e-03,ok\n");
+    write_csv("h100.csv", h100);
+    write_csv("h200.csv", h200);
+    write_csv("ours.csv", "# GPU: NVIDIA H100 80GB HBM3 (sm_90)\n"
+                          "bxhxnxd,kernel,dtype,time (us),TFLOPS,x naive,rel err,status\n"
+                          "4x16x4096x128,f16_naive,fp16,500.0,100.0,-,1.0e-03,ok\n"
+                          "4x16x4096x128,f16_fa3,fp16,80.00,600.0,6.000,1.0e-03,ok\n"
+                          "4x16x4096x128,f16_fa3_causal,fp16,50.00,462.0,9.000,1.0e-03,ok\n");
+    write_csv("sdpa.csv", "# GPU: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB, L2 50 MiB)\n"
+                          "# driver 1, torch 2\n# 08_flash_attn vs torch SDPA: seed 1\n"
+                          "bxhxn,D,dtype,causal,backend,time (us),TFLOPS,status\n"
+                          "4x16x4096,128,fp16,no,cudnn,100.0,500.0,ok\n"
+                          "4x16x4096,128,fp16,yes,cudnn,60.00,420.0,ok\n"
+                          "4x16x4096,128,bf16,no,flash,150.0,333.3,ok\n");
+
+    expect_table("--table-from h100.csv --shape 1024x1024x1024",
+                 "| kernel | dtype | time (us) | TFLOPS | x cuBLAS | rel err |\n"
+                 "| --- | --- | ---: | ---: | ---: | ---: |\n"
+                 "| `cublas` | bf16 | 10.00 | 214.7 | - | 0.0e+00 |\n"
+                 "| `naive` | bf16 | 100.0 | 21.47 | 0.100 | 1.0e-03 |\n"
+                 "| `fast` | bf16 | 9.000 | 238.6 | 1.111 | 1.0e-03 |\n",
+                 "table_from: the long form at one size, the exercises left out");
+    expect_table("--table-from h100.csv --kernel fast,naive --shape 64x4096x512,2^10x1Kx1024 "
+                 "--columns shape,kernel,tput,status",
+                 "| M×N×K | kernel | TFLOPS | status |\n| --- | --- | ---: | --- |\n"
+                 "| 64×4096×512 | `fast` | 107.4 | ok |\n| 64×4096×512 | `naive` | - | skip: shape, K % 8 |\n"
+                 "| 1024³ | `fast` | 238.6 | ok |\n| 1024³ | `naive` | 21.47 | ok |\n",
+                 "table_from: --kernel, --shape and --columns choose and order");
+    expect_table("--table-from h100.csv --pivot",
+                 "| kernel | 1024³ | 64×4096×512 |\n| --- | ---: | ---: |\n"
+                 "| `cublas` | 214.7 | 134.2 |\n| `naive` | 21.47 (0.100) | skip: shape, K % 8 |\n"
+                 "| `fast` | 238.6 (1.111) | 107.4 (0.800) |\n",
+                 "table_from: --pivot, the ratio in parentheses, a skip by its status");
+    expect_table("--table-from h100.csv,h200.csv --kernel fast --pivot --transpose --value ratio",
+                 "| M×N×K | H100 `fast` | H200 `fast` |\n| --- | ---: | ---: |\n"
+                 "| 1024³ | 1.111 | 1.050 |\n| 64×4096×512 | 0.800 | 1.020 |\n",
+                 "table_from: --transpose with two GPUs' CSVs, --value ratio");
+    expect_table("--table-from h100.csv --table-from h200.csv --kernel fast --shape *x*x* --target >=1.00",
+                 "| kernel | GPU | sizes | target | measured | met |\n"
+                 "| --- | --- | --- | --- | ---: | --- |\n"
+                 "| `fast` | H100 | 1024³, 64×4096×512 | x cuBLAS ≥ 1.00 | 1.111, 0.800 | not met (1 of 2) |\n"
+                 "| `fast` | H200 | 1024³, 64×4096×512 | x cuBLAS ≥ 1.00 | 1.050, 1.020 | met |\n",
+                 "table_from: --target, met and not met per GPU");
+    expect_table("--table-from h100.csv --kernel fast --shape 64x*x* --target <0.9 --label chapter=99",
+                 "| chapter | kernel | GPU | sizes | target | measured | met |\n"
+                 "| --- | --- | --- | --- | --- | ---: | --- |\n"
+                 "| 99 | `fast` | H100 | 64×4096×512 | x cuBLAS < 0.9 | 0.800 | met |\n",
+                 "table_from: --label, a pattern, a target below");
+    expect_table("--table-from h100.csv --kernel naive,fast --pivot --best --value ratio",
+                 "| best stage | 1024³ | 64×4096×512 |\n| --- | ---: | ---: |\n"
+                 "| bf16 | 1.111 `fast` | 0.800 `fast` |\n",
+                 "table_from: --best, the best of the kernels at each size, named");
+    expect_table("--table-from h100.csv,h200.csv --kernel naive,fast --best --shape 2^10x2^10x2^10 --target >1.10",
+                 "| kernel | GPU | sizes | target | measured | met |\n"
+                 "| --- | --- | --- | --- | ---: | --- |\n"
+                 "| `fast` | H100 | 1024³ | x cuBLAS > 1.10 | 1.111 | met |\n"
+                 "| `fast` | H200 | 1024³ | x cuBLAS > 1.10 | 1.050 | not met |\n",
+                 "table_from: --best with --target, the winners named");
+    expect_table("--table-from h100.csv --kernel naive,fast --pool --shape 1024x1024x1024 --target >=0.5",
+                 "| kernel | GPU | sizes | target | measured | met |\n"
+                 "| --- | --- | --- | --- | ---: | --- |\n"
+                 "| `naive`, `fast` | H100 | 1024³ | x cuBLAS ≥ 0.5 | 0.100, 1.111 | not met (1 of 2) |\n",
+                 "table_from: --pool, every kernel at every size a measurement");
+    expect_table("--table-from before=h100.csv,after=h200.csv --kernel fast --pivot --value ratio",
+                 "| run, kernel | 1024³ | 64×4096×512 |\n| --- | ---: | ---: |\n"
+                 "| before `fast` | 1.111 | 0.800 |\n| after `fast` | 1.050 | 1.020 |\n",
+                 "table_from: NAME=CSV names a run");
+    expect_table("--table-from ours.csv,sdpa.csv --kernel f16_fa3,f16_fa3_causal --versus fa3=sdpa_cudnn "
+                 "--pivot --transpose",
+                 "| B×H×N×D | `f16_fa3` | `f16_fa3_causal` |\n| --- | ---: | ---: |\n"
+                 "| 4×16×4096×128 | 600.0 (1.200) | 462.0 (1.100) |\n",
+                 "table_from: compare_sdpa.py's rows in 08's names, --versus");
+    expect_table("--table-from sdpa.csv --columns shape,kernel,dtype,tput",
+                 "| B×H×N×D | kernel | dtype | TFLOPS |\n| --- | --- | --- | ---: |\n"
+                 "| 4×16×4096×128 | `f16_sdpa_cudnn` | fp16 | 500.0 |\n"
+                 "| 4×16×4096×128 | `f16_sdpa_cudnn_causal` | fp16 | 420.0 |\n"
+                 "| 4×16×4096×128 | `bf16_sdpa_flash` | bf16 | 333.3 |\n",
+                 "table_from: a compare_sdpa.py CSV alone");
+    expect_refused("--table-from h100.csv --kernel fastest", "--kernel fastest",
+                   "table_from: an unknown kernel is refused");
+    expect_refused("--table-from h100.csv --shape 4096x4096x4096", "no such size",
+                   "table_from: a size no CSV has is refused");
+    expect_refused("--table-from nosuch.csv", "cannot read", "table_from: a missing CSV is refused");
+    expect_refused("--table-from h100.csv --n 4096", "not an option", "table_from: a run option is refused");
+    expect_refused("--table-from h100.csv --target =>1", "not a comparison",
+                   "table_from: a malformed target is refused");
+    expect_refused("--table-from h100.csv --label "
+                   "x=0123456789012345678901234567890123456789012345678901234567890123456789",
+                   "longer than", "table_from: a cell the printer would cut is refused");
+    const char *names[] = {"h100.csv", "h200.csv", "ours.csv", "sdpa.csv"};
+    for (int i = 0; i < 4; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", g_dir, names[i]);
+        remove(path);
+    }
+    rmdir(g_dir);
+}
+
 int main(void) {
     test_stats();
     test_metrics();
@@ -456,5 +639,6 @@ int main(void) {
     test_arch();
     test_plot_args();
     test_plot();
+    test_table_from();
     return failures ? 1 : 0;
 }
