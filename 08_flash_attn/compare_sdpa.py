@@ -45,14 +45,14 @@ Exit status, as the chapter binaries': 0 done (skips are not failures); 1 a spot
 its bound or not finite; 2 bad usage; 3 no CUDA GPU (or no PyTorch, or one without sdpa_kernel).
 """
 import argparse
-import csv
 import os
-import re
-import statistics
 import sys
 import warnings
 
-EXIT_OK, EXIT_WRONG, EXIT_USAGE, EXIT_NO_GPU = 0, 1, 2, 3
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from torch_bench import (EXIT_NO_GPU, EXIT_OK, EXIT_WRONG, Timer, count,  # noqa: E402
+                         cuda_driver_api, driver_version, fmt_num, gpu_line, md_row, md_rule,
+                         one_line, write_outputs)
 
 # The chapter's --bench shapes (driver.c, BENCH_SHAPES): (B, H, N), each at D = 64 and 128.
 BENCH_BHN = [(16, 16, 1024), (8, 16, 2048), (4, 16, 4096), (2, 16, 8192), (1, 16, 16384)]
@@ -64,8 +64,6 @@ BACKEND_ENUM = {"flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION",
                 "efficient": "EFFICIENT_ATTENTION"}
 CHECK_BHN = (2, 4, 1000)  # the spot check's shape: N not a multiple of any tile
 UNIT_ROUNDOFF = {"fp16": 2.0 ** -11, "bf16": 2.0 ** -8}
-SLOW_MS, SLOW_BUDGET_MS = 50.0, 1500.0  # the harness's slow-kernel cap
-SLEEP_CYCLES = 200_000  # ~100 us at 2 GHz: covers the host's time to queue one SDPA call
 
 COLUMNS = ["bxhxn", "D", "dtype", "causal", "backend", "time (us)", "TFLOPS", "status"]
 RIGHT = {"bxhxn", "D", "time (us)", "TFLOPS"}
@@ -104,18 +102,6 @@ def int_list(allowed):
                 raise argparse.ArgumentTypeError(
                     f"{v}: expected {' or '.join(map(str, allowed))} (the chapter's head dims)")
         return sorted(set(values))
-    return parse
-
-
-def count(lo, hi):
-    def parse(text):
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r}: not an integer")
-        if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"{v}: expected {lo}..{hi}")
-        return v
     return parse
 
 
@@ -164,53 +150,6 @@ def attn_flops(b, h, n, d, causal):
     return 4 * b * h * d * pairs
 
 
-def fmt_num(v):
-    """The harness's format (runner.c, fmt_num): four significant digits, no exponent."""
-    if v >= 1000:
-        return f"{v:.0f}"
-    if v >= 100:
-        return f"{v:.1f}"
-    if v >= 10:
-        return f"{v:.2f}"
-    return f"{v:.3f}"
-
-
-def md_row(cells):
-    return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
-
-
-def md_rule(columns):
-    return "| " + " | ".join("---:" if c in RIGHT else "---" for c in columns) + " |"
-
-
-def one_line(text, limit=200):
-    text = re.sub(r"\s+", " ", str(text)).strip()
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def write_outputs(path, header, rows, notes):
-    """PATH.md and PATH.csv: header lines, the table, the notes (as the chapter's --save)."""
-    folder = os.path.dirname(path)
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-    with open(path + ".md", "w") as f:
-        for line in header:
-            f.write(line + "  \n")
-        f.write("\n" + md_row(COLUMNS) + "\n" + md_rule(COLUMNS) + "\n")
-        for r in rows:
-            f.write(md_row(r) + "\n")
-        if notes:
-            f.write("\n" + "".join(line + "  \n" for line in notes))
-    with open(path + ".csv", "w", newline="") as f:
-        for line in header:
-            f.write("# " + line + "\n")
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(COLUMNS)
-        w.writerows(rows)
-        for line in notes:
-            f.write("# " + line + "\n")
-
-
 # ---- the GPU part --------------------------------------------------------------------------------
 
 def import_torch():
@@ -235,37 +174,6 @@ def import_torch():
     return torch, F, sdpa_kernel, SDPBackend
 
 
-def driver_version():
-    try:
-        with open("/proc/driver/nvidia/version") as f:
-            # "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release ..."
-            m = re.search(r"Kernel Module.*?\s(\d+\.\d+(?:\.\d+)?)\s", f.read())
-            if m:
-                return m.group(1)
-    except OSError:
-        pass
-    try:
-        import subprocess
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=20).stdout.split()
-        if out:
-            return out[0]
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return "unknown"
-
-
-def cuda_driver_api():
-    try:
-        import ctypes
-        v = ctypes.c_int()
-        if ctypes.CDLL("libcuda.so.1").cuDriverGetVersion(ctypes.byref(v)) == 0:
-            return f"{v.value // 1000}.{v.value % 1000 // 10}"
-    except (OSError, AttributeError):
-        pass
-    return "unknown"
-
-
 def cudnn_version(torch):
     v = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
     if not v:
@@ -276,12 +184,8 @@ def cudnn_version(torch):
 
 
 def header_lines(torch, args, seed):
-    props = torch.cuda.get_device_properties(0)
-    l2 = getattr(props, "L2_cache_size", 0)
-    l2_text = f", L2 {l2 / 2 ** 20:.0f} MiB" if l2 else ""
     return [
-        f"GPU: {props.name} (sm_{props.major}{props.minor}, {props.multi_processor_count} SMs, "
-        f"{props.total_memory / 2 ** 30:.1f} GiB{l2_text})",
+        gpu_line(torch),
         f"driver {driver_version()}, CUDA driver API {cuda_driver_api()}, torch {torch.__version__}"
         f" (built with CUDA {torch.version.cuda}), cuDNN {cudnn_version(torch)}",
         f"08_flash_attn vs torch SDPA: seed {seed}, median of {args.iters} timed launches after "
@@ -295,11 +199,7 @@ class Bench:
         self.math = SDPBackend.MATH
         self.backend_enum = {name: getattr(SDPBackend, enum, None)
                              for name, enum in BACKEND_ENUM.items()}
-        props = torch.cuda.get_device_properties(0)
-        l2 = getattr(props, "L2_cache_size", 0) or 128 * 2 ** 20  # unknown: assume 128 MiB
-        # Twice the L2, written once here (zero_) and read before each timed launch.
-        self.flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device="cuda").zero_()
-        self.sleep = getattr(torch.cuda, "_sleep", None)
+        self.timer = Timer(torch)
         self.dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}
 
     def inputs(self, b, h, n, d, seed):
@@ -332,38 +232,11 @@ class Bench:
                        if "not used because" not in str(w.message)]
                 return None, one_line("; ".join(why) if why else e)
 
-    def flush_l2(self):
-        self.flush_buf.sum()  # reads 2x the L2: clean lines, nothing to write back later
-
     def time_row(self, backend, q, k, v, causal, iters, warmup):
         """(median us, number of timed launches); raises what PyTorch raises."""
-        torch = self.torch
-        enum = self.backend_enum[backend]
         sdpa = self.F.scaled_dot_product_attention
-
-        def timed(n_launch):
-            pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                     for _ in range(n_launch)]
-            with self.sdpa_kernel(enum):
-                for start, end in pairs:
-                    if self.sleep:
-                        self.sleep(SLEEP_CYCLES)
-                    self.flush_l2()
-                    start.record()
-                    sdpa(q, k, v, is_causal=causal)
-                    end.record()
-            torch.cuda.synchronize()
-            return [s.elapsed_time(e) for s, e in pairs]  # ms
-
-        launches = iters
-        if warmup:
-            first = timed(1)[0]
-            if warmup > 1:
-                timed(warmup - 1)
-            if first > SLOW_MS:
-                launches = max(3, int(SLOW_BUDGET_MS / first))
-        ms = timed(launches)
-        return statistics.median(ms) * 1e3, launches
+        with self.sdpa_kernel(self.backend_enum[backend]):
+            return self.timer.time(lambda: sdpa(q, k, v, is_causal=causal), iters, warmup)
 
     def row(self, backend, q, k, v, causal, iters, warmup):
         """One table row: (median us, timed launches, None) or (None, 0, why it was skipped)."""
@@ -440,7 +313,7 @@ def main(argv):
 
     print()
     print(md_row(COLUMNS))
-    print(md_rule(COLUMNS))
+    print(md_rule(COLUMNS, RIGHT))
     sys.stdout.flush()
     rows, notes = [], []
     for d in args.d:
@@ -484,7 +357,8 @@ def main(argv):
         print()
         print("\n".join(notes))
     if args.save:
-        write_outputs(args.save, header, rows, notes + ([""] + check_lines if check_lines else []))
+        write_outputs(args.save, header, COLUMNS, RIGHT, rows,
+                      notes + ([""] + check_lines if check_lines else []))
         print(f"\nsaved {args.save}.md and {args.save}.csv")
     return status
 
