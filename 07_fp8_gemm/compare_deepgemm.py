@@ -170,7 +170,7 @@ def import_libraries(path):
 
 
 def deepgemm_line(deep_gemm, path):
-    version = getattr(deep_gemm, "__version__", "unknown version")
+    version = getattr(deep_gemm, "__version__", "(no version string)")
     rev = ""
     if path:
         try:
