@@ -1,4 +1,4 @@
-/* The chapter's inputs (gemm07.h, quant07_make_input; README, "Checking"): uniform values from
+/* The chapter's inputs (gemm07.h, quant07_make_input; README, "Correctness"): uniform values from
  * the harness's seeded fill, then each 1 x 128 slice multiplied by its own power of two, so that
  * the scales of a block-scaled operand differ from block to block. A power of two changes a
  * bf16 value exactly (the exponent moves, the 8 significant bits stay), so the data is still

@@ -26,3 +26,72 @@ for arch in sm_89 sm_90a; do
         else echo "FAIL $k has no F2FP.SATFINITE.E4M3.F32.PACK_AB on $arch (software conversion?)"; fi
     done
 done
+
+# Stage 5's lesson (README, "The K loop's instructions" and "Uniform registers"): the K loop of
+# the final kernel, counted in its SASS from the loop's back-branch target to the branch (the
+# innermost loop that holds the QGMMAs: two K tiles, one into each accumulator), per K tile:
+# every instruction but the promotion's FADDs / FFMAs (the 4 QGMMAs included), and no R2UR. The
+# kernels counted are final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT, COLS> of the 128 x 128 tile
+# in clusters of two, per tensor and block-scaled, and of the per-tensor 128 x 144 tile. Before
+# the loop's diet these counts were 72 and 87.5; above 50 the diet is lost.
+want='final07_kernelILb0ELi2ELi1ELi2ELb0ELi128E=per tensor 128 x 128;final07_kernelILb1ELi2ELi1ELi2ELb0ELi128E=block-scaled 128 x 128;final07_kernelILb0ELi2ELi1ELi2ELb0ELi144E=per tensor 128 x 144'
+kloop=$(awk -v want="$want" '
+    function hex(s,   i, v) {
+        s = tolower(s); sub(/^0x/, "", s); v = 0
+        for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+        return v
+    }
+    function flush(   i, j, best, q, p, r, tot) {
+        if (name == "") return
+        best = -1
+        for (i = 1; i <= n; i++) { # the innermost backward branch with QGMMAs in its range
+            if (TG[i] < 0 || TG[i] >= AD[i]) continue
+            q = 0
+            for (j = 1; j <= i; j++) if (AD[j] >= TG[i] && OP[j] == "QGMMA") q++
+            if (q > 0 && (best < 0 || AD[i] - TG[i] < AD[best] - TG[best])) best = i
+        }
+        if (best < 0) { print "FAIL final07 " name ": no K loop found"; return }
+        q = p = r = tot = 0
+        for (j = 1; j <= best; j++) {
+            if (AD[j] < TG[best]) continue
+            tot++
+            if (OP[j] == "QGMMA") q++
+            if (OP[j] == "FADD" || OP[j] == "FFMA") p++
+            if (OP[j] == "R2UR") r++
+        }
+        printf "%s|%d|%d|%d|%d\n", name, tot, q, p, r
+    }
+    BEGIN { nk = split(want, item, ";") }
+    /^[ \t]*arch = / { arch = $3 }
+    /Function : / {
+        flush(); name = ""; n = 0
+        if (arch != "sm_90a") next
+        for (k = 1; k <= nk; k++) {
+            key = item[k]; sub(/=.*/, "", key)
+            if (index($3, key)) { name = item[k]; sub(/^[^=]*=/, "", name) }
+        }
+        next
+    }
+    name != "" && /^[ \t]*\/\*[0-9a-f]+\*\// {
+        line = $0; a = line; sub(/^[ \t]*\/\*/, "", a); sub(/\*\/.*/, "", a)
+        sub(/^[ \t]*\/\*[0-9a-f]+\*\/[ \t]*/, "", line); sub(/^@!?U?P[T0-9]+[ \t]+/, "", line)
+        split(line, tok, /[ \t;]+/); op = tok[1]; sub(/\..*/, "", op)
+        n++; AD[n] = hex(a); OP[n] = op; TG[n] = -1
+        if (op == "BRA" && tok[2] ~ /^0x/) TG[n] = hex(tok[2])
+    }
+    END { flush() }' "$sass")
+if [ -z "$kloop" ]; then
+    echo "SKIP final07 K loop counts: no sm_90a final07_kernel in $bin"
+else
+    while IFS='|' read -r label tot q p r; do
+        case $label in FAIL*) echo "$label"; continue ;; esac
+        tiles=$((q / 4))
+        if [ "$tiles" -lt 1 ]; then echo "FAIL final07 $label: $q QGMMA in its K loop"; continue; fi
+        per=$(awk -v t="$tot" -v p="$p" -v k="$tiles" 'BEGIN { printf "%g", (t - p) / k }')
+        if awk -v x="$per" 'BEGIN { exit !(x > 50) }' || [ "$r" != 0 ]; then
+            echo "FAIL final07 $label: K loop $per instructions a K tile besides the promotion, $r R2UR (want at most 50, no R2UR)"
+        else
+            echo "PASS final07 $label: K loop $per instructions a K tile besides the promotion's $((p / tiles)) adds ($tot in a loop of $tiles K tiles, $q QGMMA), no R2UR"
+        fi
+    done <<<"$kloop"
+fi

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Chapter 07's design sweeps, the numbers behind stage 5's "which tile" table (needs a GPU; run
-# by tests/device_run.sh sweep, or by hand):
+# Chapter 07's design sweeps, the numbers behind stage 5's tile rule (NOTES.md, "Which tile";
+# needs a GPU; run by tests/device_run.sh sweep, or by hand):
 #   bash 07_fp8_gemm/sweep.sh [OUTDIR [PART...]]   (default results/sweep07, every part)
 # PART: final (stage 5's tile forced, both scalings, at the squares, the DeepSeek-V3 shapes of
 # M = 4096 and M = 64/128); group (stage 5's grouped tile order with 1 to 64 pair rows a group,
-# GEMM07_GROUP_ROWS, at the squares: the height sets how many L2 lookups merge, README "The L2
-# traffic, broken down"). Each line of a table is one run of the chapter binary with cuBLASLt
+# GEMM07_GROUP_ROWS, at the squares: the height sets how many L2 lookups merge, NOTES.md "The
+# group height"). Each line of a table is one run of the chapter binary with cuBLASLt
 # timed beside the stage.
 set -u
 bin=${BIN:-build/bin/07_fp8_gemm}

@@ -383,10 +383,12 @@ for readme in "${readmes[@]}"; do
     break
 done
 
-# Every measured/ file that a README links (](...measured/...)) or names (measured/NAME.md, .csv,
-# .svg, .txt, .gz; from its folder or the top) exists: measured/ keeps what the lessons cite, and
-# older runs live in git history.
-for readme in "${readmes[@]}"; do
+# Every measured/ file that a README (or a chapter's NOTES.md, its tuning history) links
+# (](...measured/...)) or names (measured/NAME.md, .csv, .svg, .txt, .gz; from its folder or the
+# top) exists: measured/ keeps what the lessons cite, and older runs live in git history.
+notes=()
+for ch in "$@"; do [ -f "$ch/NOTES.md" ] && notes+=("$ch/NOTES.md"); done
+for readme in "${readmes[@]}" ${notes[@]+"${notes[@]}"}; do
     dir=$(dirname "$readme")
     missing=""
     n=0

@@ -1,18 +1,24 @@
 /* Exercise 3 — promotion: your stage 2, with each 128-wide K tile's sum added into fp32
  * registers outside the tensor core.
  *
- * Hints:
- *  - Two accumulator arrays per consumer thread: part (one K tile) and sum (the whole K loop).
- *    For a 64 x 256 fragment that is 256 registers: too many. Use a 128 x 128 tile (m64n128k32,
- *    64 + 64 registers) and 6 slots of 32 KiB: GEMM07_SMEM_PROMOTED.
- *  - Per K tile: wgmma_fence(); four wgmma_e4m3_e4m3_ss<128>(part, ..., j > 0) (scale_d = 0
- *    on the first step overwrites part: no zeroing loop); commit; wgmma_wait_group<0>();
- *    wgmma_fence_operands(part); release the slot; sum[i] += part[i].
- *  - Compare the rel err column of ex_promoted and tensor_scaled at K = 16384
- *    (make run-07 ARGS="--m 2048 --n 2048 --k 16384").
+ * The idea: the FP8 wgmma keeps fewer bits than fp32 between its k32 steps, so a long K loop
+ * summed inside the tensor core loses the low bits of every addend. Let the tensor core sum only
+ * one K tile (4 k32 steps), then add that partial sum into registers of your own, in fp32.
+ *
+ * The contract:
+ *  - The tensor core's accumulator never holds more than one K tile: each K tile starts from
+ *    zero (no zeroing loop is needed: see the scale-d operand of the wgmma wrapper).
+ *  - A partial sum is read only when its wgmmas are complete and its registers fenced, and its
+ *    slot is handed back only then too (the producer may overwrite it at once).
+ *  - Two register sets per consumer thread: the partial sum and the running fp32 sum. For a
+ *    64 x 256 fragment that is 256 registers, more than a thread has: use a 128 x 128 tile
+ *    (m64n128k32) and 6 slots of 32 KiB, GEMM07_SMEM_PROMOTED.
+ *  - The rest as stage 2: per-tensor scales once, in the epilogue; any M and N; K % 16 == 0.
+ *  - SASS: QGMMA.64x128x32.F32.E4M3.E4M3, then the promotion's FADDs; no LDL/STL.
  *
  * Check it:  make check-07 ARGS="--kernel ex_promoted"
- */
+ * (held to the promoted bound, which an unpromoted kernel misses at the larger test shapes; then
+ * compare the rel err columns at long K: make run-07 ARGS="--m 2048 --n 2048 --k 16384"). */
 #include "stage.h"
 #include "gemm07.h"
 #include "gemm06_sm90a.cuh"

@@ -1,36 +1,48 @@
-/* Exercise 5 — the final FP8 kernels: your stages 3 and 4 with chapter 06's stage 8 machinery:
- * persistent clusters of two blocks sharing B by TMA multicast, the grouped tile order, the
- * stmatrix + TMA-store epilogue, a tile per size. Two launchers: per tensor (scale the promoted
- * sums once at the end) and block-scaled (stage 4's per-tile factors).
+/* Exercise 5 — the final FP8 kernels, per tensor and block-scaled: your stages 3 and 4 inside
+ * chapter 06's stage 8 machinery, then tuned for FP8's short wgmma.
  *
- * Hints (the README's stage 5 has the measurements behind each):
- *  - Two accumulators in turn: issue K tile t + 1 into one before promoting tile t from the
- *    other (wgmma_wait_group<1>). ptxas serializes the wgmmas (warning C7518) if a C-level
- *    branch on a per-thread value sits between a wgmma and its wait: use the in-asm barrier
- *    wait and the predicated remote arrive of ptx/mbarrier.cuh.
- *  - Take the warpgroup index from lane 0 (__shfl_sync(~0u, threadIdx.x / 128, 0)), so that
- *    the descriptors live in uniform registers: no R2UR in the K loop.
- *  - Count the K loop's SASS instructions besides the 64 promotion adds and 4 QGMMAs (ours:
- *    37 per tensor, 44 block-scaled). Make each operand's descriptor once and advance it with
- *    desc_advance; keep the ring position as a slot and a phase rather than it % DEPTH; pass the
- *    ring's and barriers' shared addresses through a shuffle so ptxas keeps them; read the A
- *    scales with ld_shared_f32 and step a pointer to B's, loading each B scale a K tile ahead
- *    (a unit's first during the unit before: after an L2 flush it comes from DRAM).
- *  - Tiles: 128 x 128 (two consumers), 64 x 128 (one; small M), 256 x 128 (two consumers of
- *    two bands, one accumulator); per tensor also 128 x 144 where it saves rounds (three sets
- *    of 72 registers: setmaxnreg 240 / 24; the last 16 columns in a narrow TMA box).
- *  - One row of tiles (M <= 64 for 64 x 128; M <= 128 for 128 x 128, block-scaled): a
- *    partner block stacked along M would only load half of B, so run clusters of one block and
- *    count the rounds in SMs. Few tiles: cut each tile's K loop across blocks (at least 16 K
- *    tiles a piece) and add the fp32 pieces in a fixed order.
- *  - Hand the store off: a consumer stages its boxes, fences them (fence_proxy_async_shared)
- *    and arrives on an mbarrier of 128; an idle thread of the producer warpgroup waits on it,
- *    issues the TMA stores, waits for their reads and arrives on a second mbarrier, which the
- *    consumer waits on before it stages its next tile. Both consumers store at the same
- *    moment, so whatever they wait for in the store, the tensor core waits for too.
+ * A project: build it in milestones that follow the subsections of the README's stage 5, in
+ * order. Each is a contract; the check below passes after every one (keep it passing); make run-07
+ * ARGS="--kernel final_tensor --kernel ex_final_tensor" shows what each bought.
  *
- * Check it:  make check-07 ARGS="--kernel ex_final_tensor --kernel ex_final_block"
- */
+ *  1. Persistent clusters sharing B. A grid of resident 2-block clusters (launch.cuh has the
+ *     resident count and a balanced grid); each cluster walks the tiles in the grouped order
+ *     (gemm06_sm90a.cuh), the two blocks on tiles stacked along M. Each block loads half of B's
+ *     tile and multicasts it into both; so a slot is free only when the consumers of both blocks
+ *     have released it, and no block may exit while a multicast of its partner's can still land.
+ *     The ring's slot and phase run on across tiles.
+ *  2. The epilogue through shared memory: each consumer's 64 x 128 bf16 rows staged in two
+ *     swizzled 8 KiB boxes and stored by TMA (chapter 06's stages 7-8; reuse them); a box is
+ *     rewritten only after its last store has read it.
+ *  3. Two accumulators in turn: K tile t + 1 is issued into the other accumulator before tile t
+ *     is promoted, so at most the newest group is in flight when you add. ptxas serializes the
+ *     wgmmas (its warning C7518) if a C-level branch on a per-thread value sits between a wgmma
+ *     and its wait: ptx/mbarrier.cuh has a wait with its spin inside the asm and a predicated
+ *     remote arrive.
+ *  4. Uniform registers: no R2UR in your K loop (cuobjdump -sass). ptxas cannot tell that
+ *     threadIdx.x / 128 is the same for a whole warp; make it see that.
+ *  5. A tile per size: at least 128 x 128 (two consumers) and 64 x 128 (one consumer, for M = 64
+ *     and 128 and small grids), picked by the rounds of tiles the SMs need, weighted by a rate.
+ *  6. A lean K loop: count your loop's SASS instructions a K tile, all but the promotion's 64
+ *     adds (the 4 QGMMA included). Ours: 40.5 per tensor, 47.5 block-scaled (the 128 x 128 tile;
+ *     make test prints them); before its diet, 72 and 87.5. Nothing in the loop should recompute
+ *     what is the same every K tile.
+ *  7. B's scale (block-scaled): never rebuilt from scale_b every K tile, and loaded a K tile before
+ *     the promotion that uses it; a unit's first one during the unit before (after the bench's
+ *     L2 flush it comes from DRAM).
+ *  8. One tile row: where C has a single row of tiles, a partner block stacked along M has no
+ *     rows to compute; run such tiles in clusters of one block.
+ *  9. The store handed off: a consumer of one band only stages its boxes, fences them for the
+ *     async proxy and signals an mbarrier of 128 arrivals; an idle thread of the producer
+ *     warpgroup stores them by TMA, waits until they are read and signals back; the consumer
+ *     waits for that signal only before staging its next tile.
+ *
+ * Optional, in the reference but not in these milestones: the 256 x 128 tile (two bands per
+ * consumer), the 128 x 144 per-tensor tile, the K split for few tiles (its workspace and merge),
+ * the environment variables that force a tile, cluster or split (for the tests), and the tile
+ * rule's measured rates. Read kernels/05_final_sm90a.cu after each milestone, not before.
+ *
+ * Check it:  make check-07 ARGS="--kernel ex_final_tensor --kernel ex_final_block" */
 #include "stage.h"
 #include "gemm07.h"
 #include "gemm06_sm90a.cuh"

@@ -1,0 +1,393 @@
+#!/usr/bin/env bash
+# Draws the lesson's figures: 07_fp8_gemm/figures/*.svg. Needs bash and awk (POSIX awk: mawk,
+# gawk and busybox awk all do); no GPU, no build.
+#
+#   bash 07_fp8_gemm/figures.sh
+#
+# block_scales.svg  DeepSeek-V3's block scales on a small example: A's one scale per 1 x 128
+#                   slice of a row, stored scale_a[kb * M + i]; B's one per 128 x 128 block,
+#                   stored scale_b[nb * L4 + kb], L4 = L rounded up to 4 (padding unread); which
+#                   of them one output tile reads for each K tile (stages 4 and 5)
+# promotion.svg     promotion: the tensor core sums one K tile of 128 in 4 wgmma k32 steps into
+#                   a fresh accumulator, which is then scaled (block scales) and added into fp32
+#                   registers, K tile after K tile (stages 3 to 5)
+# pipeline.svg      stage 5's block: one producer warpgroup (a TMA thread filling a ring of
+#                   slots, a store thread), two consumer warpgroups on wgmma, the full / empty
+#                   barriers of each slot and the staged / unstaged barriers of the handed-off
+#                   store, for the 128 x 128 tile in a cluster of two
+#
+# The sizes are the code's, read from it below (a changed constant changes the figure):
+# common/gemm_ref.h (the scale layouts), kernels/05_final_sm90a.cu (tile, K tile, ring depth,
+# warpgroups, registers, barrier counts, the store's thread) and gemm07_sm90a.cuh (the TMA box
+# of A's scales). A value the script cannot find stops it (make test then fails).
+set -euo pipefail
+from=$PWD
+cd "$(dirname "$0")"
+mkdir -p figures
+# common/ from the repository root (where make test runs this, on a copy of the chapter) or above
+REF=$from/common/gemm_ref.h
+[ -f "$REF" ] || REF=../common/gemm_ref.h
+FINAL=kernels/05_final_sm90a.cu
+SCALEMAP=gemm07_sm90a.cuh
+
+need() { # name value: stop when a constant was not found
+    [ -n "$2" ] || { echo "figures.sh: could not read $1 from the sources" >&2; exit 1; }
+}
+
+# --- common/gemm_ref.h: the scale block (K + 127) / 128, L4's multiple, the index formulas ---
+SB=$(awk '/gemm_ref_k_blocks\(long K\)/ { if (match($0, /\/ [0-9]+;/)) print substr($0, RSTART + 2, RLENGTH - 3) }' "$REF")
+need "the scale block" "$SB"
+L4MUL=$(awk '/gemm_ref_k_blocks4\(long K\)/ { getline; if (match($0, /\/ [0-9]+ \*/)) print substr($0, RSTART + 2, RLENGTH - 4) }' "$REF")
+need "L4's multiple" "$L4MUL"
+IDX_A=$(awk '/gemm_ref_scale_a_index\(long M/ { getline; sub(/^ *return /, ""); sub(/;.*/, ""); print }' "$REF")
+IDX_B=$(awk '/gemm_ref_scale_b_index\(long K/ { getline; sub(/^ *return /, ""); sub(/;.*/, ""); sub(/gemm_ref_k_blocks4\(K\)/, "L4"); print }' "$REF")
+need "scale_a's index" "$IDX_A"
+need "scale_b's index" "$IDX_B"
+
+# --- kernels/05_final_sm90a.cu ---
+define() { awk -v n="$1" '$1 == "#define" && $2 == n { print $3 }' "$FINAL"; }
+BN=$(define BN)
+BK=$(define BK)
+CLUSTER=$(define CLUSTER)
+need BN "$BN"; need BK "$BK"; need CLUSTER "$CLUSTER"
+# the ring's depth of each tile: the static_assert that pins final07_shape<...>::depth
+depth_of() { # "BLOCK, CONS, WAVES" -> slots
+    tr -d '\n' <"$FINAL" | grep -o "final07_shape<$1>::depth == [0-9]*" | head -n 1 | awk '{ print $NF }'
+}
+DEPTH_T=$(depth_of "false, 2, 1")
+DEPTH_B=$(depth_of "true, 2, 1")
+need "the per-tensor ring depth" "$DEPTH_T"; need "the block-scaled ring depth" "$DEPTH_B"
+# the warpgroups: threads = 128 * (1 + CONS), the 128 x 128 tile launched with CONS = 2
+CONS=$(grep -o 'launch_final07<BLOCK, [0-9]*, 1>(A' "$FINAL" | head -n 1 | awk -F'[<,]' '{ gsub(/ /, "", $3); print $3 }')
+need "the consumers of the 128 x 128 tile" "$CONS"
+# setmaxnreg for 128 columns: "producer_regs = COLS > 128 ? 24 : 40"
+PREGS=$(awk '/producer_regs = COLS > / { if (match($0, /: [0-9]+;/)) print substr($0, RSTART + 2, RLENGTH - 3) }' "$FINAL")
+CREGS=$(awk '/consumer_regs = COLS > / { if (match($0, /: [0-9]+;/)) print substr($0, RSTART + 2, RLENGTH - 3) }' "$FINAL")
+need "the producer's registers" "$PREGS"; need "the consumers' registers" "$CREGS"
+# the staging boxes: "staging_bytes = 2 * 8192 + ..."
+NBOX=$(awk '/staging_bytes = [0-9]+ \* [0-9]+/ { if (match($0, /= [0-9]+ \*/)) print substr($0, RSTART + 2, RLENGTH - 4) }' "$FINAL")
+BOXB=$(awk '/staging_bytes = [0-9]+ \* [0-9]+/ { if (match($0, /\* [0-9]+/)) print substr($0, RSTART + 2, RLENGTH - 2) }' "$FINAL")
+need "the staging boxes" "$NBOX"; need "the staging box's bytes" "$BOXB"
+# the barriers' arrival counts and the store's thread
+EMPTY_CNT=$(grep -o 'mbarrier_init(smem_addr(&empty\[s\]), [^)]*)' "$FINAL" | sed 's/.*), //; s/)$//')
+STAGED_CNT=$(grep -o 'mbarrier_init(smem_addr(&staged\[c\]), [0-9]*)' "$FINAL" | sed 's/.*), //; s/)$//')
+FULL_CNT=$(grep -o 'mbarrier_init(smem_addr(&full\[s\]), [0-9]*)' "$FINAL" | sed 's/.*), //; s/)$//')
+UNSTAGED_CNT=$(grep -o 'mbarrier_init(smem_addr(&unstaged\[c\]), [0-9]*)' "$FINAL" | sed 's/.*), //; s/)$//')
+STORER=$(grep -o 'handoff && threadIdx.x == [0-9]*' "$FINAL" | awk '{ print $NF }')
+LOADER=$(grep -o 'if (threadIdx.x == [0-9]*) {' "$FINAL" | sed -n 2p | awk '{ print $4 }' | tr -d ')')
+KSTEP=$(grep -o 'k < BK / [0-9]*' "$FINAL" | head -n 1 | awk '{ print $NF }')
+need "empty's count" "$EMPTY_CNT"; need "staged's count" "$STAGED_CNT"
+need "full's count" "$FULL_CNT"; need "unstaged's count" "$UNSTAGED_CNT"
+need "the store's thread" "$STORER"; need "the load thread" "$LOADER"; need "the wgmma k" "$KSTEP"
+# --- gemm07_sm90a.cuh: A's scales as TMA boxes of box_rows x 1 ---
+SBOX1=$(awk '/d\.box\[1\] = / { sub(/.*= /, ""); sub(/;.*/, ""); print }' "$SCALEMAP")
+need "the scale box" "$SBOX1"
+
+VARS="-v SB=$SB -v L4MUL=$L4MUL -v BN=$BN -v BK=$BK -v CLUSTER=$CLUSTER -v CONS=$CONS
+      -v DEPTH_T=$DEPTH_T -v DEPTH_B=$DEPTH_B -v PREGS=$PREGS -v CREGS=$CREGS -v NBOX=$NBOX
+      -v BOXB=$BOXB -v FULL_CNT=$FULL_CNT -v STAGED_CNT=$STAGED_CNT -v UNSTAGED_CNT=$UNSTAGED_CNT
+      -v STORER=$STORER -v LOADER=$LOADER -v KSTEP=$KSTEP -v SBOX1=$SBOX1"
+
+# Helpers shared by the figures (prepended to each awk program).
+LIB='
+function svg_open(w, h, title) {
+    printf "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"", w, h, w, h
+    printf " font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+    printf "<title>%s</title>\n", title
+    printf "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#444444\"/></marker></defs>\n"
+    printf "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h
+}
+function svg_close() { printf "</svg>\n" }
+function rect(x, y, w, h, fill, stroke, sw) {
+    printf "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
+        x, y, w, h, fill, stroke, sw
+}
+function rrect(x, y, w, h, fill, stroke, sw) {
+    printf "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" rx=\"6\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
+        x, y, w, h, fill, stroke, sw
+}
+function line(x1, y1, x2, y2, stroke, sw) {
+    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
+        x1, y1, x2, y2, stroke, sw
+}
+function arrow(x1, y1, x2, y2, stroke, sw) {
+    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\" marker-end=\"url(#arrow)\"/>\n",
+        x1, y1, x2, y2, stroke, sw
+}
+function dashed(x1, y1, x2, y2, stroke, sw) {
+    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\" stroke-dasharray=\"5,4\" marker-end=\"url(#arrow)\"/>\n",
+        x1, y1, x2, y2, stroke, sw
+}
+# anchor: start, middle or end; weight: normal or bold
+function text(x, y, s, size, anchor, weight, fill) {
+    if (fill == "") fill = "#222222"
+    printf "<text x=\"%g\" y=\"%g\" font-size=\"%g\" text-anchor=\"%s\" font-weight=\"%s\" fill=\"%s\">%s</text>\n",
+        x, y, size, anchor, weight, fill, s
+}
+function kib(b) { return (b % 1024 ? sprintf("%.1f", b / 1024) : b / 1024) " KiB" }
+'
+
+# ---------------------------------------------------------------------------------------------
+# Figure 1: the block scales on a small example, M = 256, N = 384, K = 640: L = 5 K blocks,
+# L4 = 8 (L rounded up to 4), tiles of 128 x BN; the tile at tile row 1, tile column 2.
+awk $VARS -v IDX_A="$IDX_A" -v IDX_B="$IDX_B" "$LIB"'
+function sa(i, kb) { return kb * M + i }          # common/gemm_ref.h: gemm_ref_scale_a_index
+function sb(nb, kb) { return nb * L4 + kb }       # gemm_ref_scale_b_index
+BEGIN {
+    M = 256; N = 384; K = 640; TM = 1; TN = 2; ROW = 150
+    L = int((K + SB - 1) / SB); L4 = int((L + L4MUL - 1) / L4MUL) * L4MUL
+    BM = 64 * CONS; NB = int((N + SB - 1) / SB)
+    W = 1200; H = 730
+    CA = "#9ecae1"; CB = "#fdd0a2"; HI = "#e6550d"; HA = "#3182bd"; GR = "#f0f0f0"; PAD = "#d9d9d9"
+    svg_open(W, H, "Block scales: A one per 1 x " SB " slice of a row, B one per " SB " x " SB " block, and the scales one output tile reads per K tile")
+    text(20, 28, "Block scales (DeepSeek-V3): which scales one output tile reads for each K tile", 17, "start", "bold")
+    text(20, 50, "Example: M = " M ", N = " N ", K = " K ", so L = ceil(K / " SB ") = " L " K blocks and L4 = L rounded up to a multiple of " L4MUL " = " L4 ". Layouts as in common/gemm_ref.h (cuBLASLt&#8217;s).", 12, "start", "normal", "#444444")
+    text(20, 67, "Highlighted: the output tile at tile row " TM ", tile column " TN " (rows " TM * BM "-" TM * BM + BM - 1 ", columns " TN * BN "-" TN * BN + BN - 1 "; a tile is " BM " x " BN ", a K tile " BK " of k).", 12, "start", "normal", "#444444")
+
+    # ---- A: M x K, K blocks of SB columns; 1 px per row ----
+    AX = 110; AY = 120; KW = 60; RH = 1
+    text(AX, AY - 24, "A (M x K): a scale per 1 x " SB " slice of a row", 13, "start", "bold")
+    for (kb = 0; kb < L; kb++) {
+        rect(AX + kb * KW, AY, KW, M * RH, CA, "#6b6b6b", 0.8)
+        text(AX + kb * KW + KW / 2, AY - 6, "kb = " kb, 10.5, "middle", "normal", "#555555")
+    }
+    rect(AX, AY + TM * BM * RH, L * KW, BM * RH, HA, "none", 0); printf "<!-- the tile rows -->\n"
+    rect(AX, AY + TM * BM * RH, L * KW, BM * RH, "none", "#08519c", 2)
+    for (kb = 0; kb <= L; kb++) line(AX + kb * KW, AY, AX + kb * KW, AY + M * RH, "#6b6b6b", 0.8)
+    line(AX, AY + ROW * RH, AX + L * KW, AY + ROW * RH, HI, 3)
+    text(AX - 6, AY + 10, "row 0", 10, "end", "normal", "#555555")
+    text(AX - 6, AY + TM * BM * RH + 10, "row " TM * BM, 10, "end", "normal", "#555555")
+    text(AX - 6, AY + ROW * RH + 4, "row i = " ROW, 10, "end", "bold", HI)
+    text(AX - 6, AY + M * RH, "row " M - 1, 10, "end", "normal", "#555555")
+    y = AY + M * RH + 22
+    text(AX, y, "Row i = " ROW ": " L " slices, " L " scales, at scale_a[" IDX_A "]:", 11.5, "start", "normal")
+    s = ""; for (kb = 0; kb < L; kb++) s = s (kb ? ", " : "") sa(ROW, kb)
+    text(AX, y + 17, s " (kb = 0.." L - 1 ", M = " M ")", 11.5, "start", "bold", HI)
+    text(AX, y + 34, "The tile&#8217;s " BM " rows at one kb: " BM " consecutive floats.", 11.5, "start", "normal")
+
+    # ---- B: N x K, SB x SB blocks ----
+    BX = 500; BY = 120; BW = 62; BH = 62
+    text(BX, BY - 24, "B (N x K): a scale per " SB " x " SB " block", 13, "start", "bold")
+    for (nb = 0; nb < NB; nb++) {
+        text(BX - 6, BY + nb * BH + BH / 2 + 4, "nb = " nb, 10.5, "end", "normal", "#555555")
+        for (kb = 0; kb < L; kb++) {
+            f = (nb == TN) ? HI : CB
+            rect(BX + kb * BW, BY + nb * BH, BW, BH, f, "#6b6b6b", 0.8)
+            text(BX + kb * BW + BW / 2, BY + nb * BH + BH / 2 + 4, sb(nb, kb), 12, "middle", (nb == TN ? "bold" : "normal"), (nb == TN ? "#ffffff" : "#222222"))
+        }
+    }
+    for (kb = 0; kb < L; kb++) text(BX + kb * BW + BW / 2, BY - 6, "kb = " kb, 10.5, "middle", "normal", "#555555")
+    text(BX, BY + NB * BH + 20, "Cell: the block&#8217;s index in scale_b, " IDX_B ".", 11.5, "start", "normal")
+    text(BX, BY + NB * BH + 37, "The tile&#8217;s " BN " columns lie in one block row (nb = " TN "):", 11.5, "start", "normal")
+    text(BX, BY + NB * BH + 54, "one float per K tile for the whole tile.", 11.5, "start", "normal")
+
+    # ---- C: the tile grid ----
+    CX = 900; CY = 120; CW = 86; CH = 86
+    text(CX, CY - 24, "D (M x N): tiles of " BM " x " BN, 13, "start", "bold")
+    for (tm = 0; tm < M / BM; tm++) for (tn = 0; tn < N / BN; tn++) {
+        hit = (tm == TM && tn == TN)
+        rect(CX + tn * CW, CY + tm * CH, CW, CH, hit ? "#fdae6b" : GR, hit ? HI : "#6b6b6b", hit ? 3 : 0.8)
+        text(CX + tn * CW + CW / 2, CY + tm * CH + CH / 2 + 4, "(" tm ", " tn ")", 11, "middle", hit ? "bold" : "normal")
+    }
+    text(CX, CY + 2 * CH + 20, "Its sum over K tiles kb = 0.." L - 1 ":", 11.5, "start", "normal")
+    text(CX, CY + 2 * CH + 37, "D[i][j] = &#931; sa(i, kb) &#183; sb(" TN ", kb) &#183; P(kb)[i][j],", 11.5, "start", "normal")
+    text(CX, CY + 2 * CH + 54, "P(kb) the e4m3 product of K tile kb.", 11.5, "start", "normal")
+
+    # ---- the two arrays in memory ----
+    y0 = 500
+    text(20, y0 - 14, "In memory. scale_a: L columns of M floats (M contiguous); scale_b: ceil(N / " SB ") columns of L4 floats, entries kb &#8805; L padding (written 0, never read).", 12, "start", "bold")
+    # scale_a: L segments of M entries, 1 px per 1.6 entries
+    PX = 1080 / (L * M); x0 = 60
+    text(x0 - 8, y0 + 17, "scale_a", 11, "end", "bold")
+    for (kb = 0; kb < L; kb++) {
+        rect(x0 + kb * M * PX, y0, M * PX, 26, CA, "#6b6b6b", 0.8)
+        rect(x0 + (kb * M + TM * BM) * PX, y0, BM * PX, 26, HA, "#08519c", 1.5)
+        line(x0 + sa(ROW, kb) * PX, y0 - 3, x0 + sa(ROW, kb) * PX, y0 + 29, HI, 2.5)
+        text(x0 + kb * M * PX + M * PX / 2, y0 + 44, "kb = " kb ": [" kb * M " .. " kb * M + M - 1 "]", 10.5, "middle", "normal", "#555555")
+    }
+    text(x0, y0 + 64, "Dark: what the tile reads, per K tile the " BM " floats scale_a[kb &#183; " M " + " TM * BM " .. kb &#183; " M " + " TM * BM + BM - 1 "]: one TMA box of " BM " x " SBOX1 " floats (gemm07_sm90a.cuh), " BM * 4 " bytes", 11, "start", "normal")
+    text(x0, y0 + 80, "loaded with the K tile&#8217;s operands, on the same full barrier. Orange marks: row " ROW "&#8217;s scales.", 11, "start", "normal")
+    # scale_b: NB * L4 cells
+    y1 = y0 + 112; CWB = 1080 / (NB * L4)
+    text(x0 - 8, y1 + 17, "scale_b", 11, "end", "bold")
+    for (nb = 0; nb < NB; nb++) for (kb = 0; kb < L4; kb++) {
+        i = sb(nb, kb)
+        f = kb >= L ? PAD : (nb == TN ? HI : CB)
+        rect(x0 + i * CWB, y1, CWB, 26, f, "#6b6b6b", 0.8)
+        text(x0 + i * CWB + CWB / 2, y1 + 17, i, 10, "middle", "normal", (nb == TN && kb < L) ? "#ffffff" : "#333333")
+    }
+    for (nb = 0; nb < NB; nb++) text(x0 + (nb * L4 + L4 / 2) * CWB, y1 + 44, "nb = " nb ": kb = 0.." L4 - 1, 10.5, "middle", "normal", "#555555")
+    text(x0, y1 + 64, "Orange: the tile&#8217;s " L " scales, scale_b[" TN " &#183; " L4 " + kb], one per K tile, read once for every thread of the tile; grey: padding (kb = " L ".." L4 - 1 ").", 11, "start", "normal")
+    text(20, H - 14, "Per K tile the tile needs " BM " + 1 scales; each thread multiplies its two rows&#8217; partial sums by sa(row, kb) &#183; sb(nb, kb) as it adds them into its fp32 sums (the promotion figure).", 11.5, "start", "normal", "#444444")
+    svg_close()
+}' >figures/block_scales.svg
+
+# ---------------------------------------------------------------------------------------------
+# Figure 2: promotion. The bits: an fp32 significand is 24 bits; the FP8 wgmma's accumulator
+# keeps about 14 between its k32 steps (DeepSeek-V3's report; README "Correctness").
+awk $VARS "$LIB"'
+BEGIN {
+    STEPS = BK / KSTEP; TILES = 4; REGS = BN / 2
+    W = 1240; H = 520
+    CP = "#c7e9c0"; CPS = "#41ab5d"; CS = "#9ecae1"; CSS = "#2171b5"; CX = "#fdd0a2"
+    svg_open(W, H, "Promotion: each K tile of " BK " summed by the tensor core in " STEPS " k" KSTEP " steps, then scaled and added into fp32 registers")
+    text(20, 28, "Promotion: the tensor core sums one K tile, the warpgroup adds it into fp32", 17, "start", "bold")
+    text(20, 50, "Each consumer thread holds two register sets for its part of a 64 x " BN " band: part (the tensor core&#8217;s accumulator, " REGS " registers) and sum (fp32, " REGS " registers).", 12, "start", "normal", "#444444")
+    text(20, 67, "A K tile is " BK " of k = " STEPS " wgmma steps of k" KSTEP ". The tensor core&#8217;s running sum between its steps keeps about 14 bits of significand (fp32 has 24):", 12, "start", "normal", "#444444")
+    text(20, 84, "summed over " STEPS " steps that loses little; summed over a whole long K loop it drops the low bits of every addend (stage 2&#8217;s error, growing with K).", 12, "start", "normal", "#444444")
+
+    X0 = 40; TW = 246; GAP = 8; Y0 = 130
+    for (t = 0; t < TILES; t++) {
+        x = X0 + t * (TW + GAP)
+        text(x + TW / 2, Y0 - 12, "K tile t = " t ": k " t * BK " .. " t * BK + BK - 1, 12, "middle", "bold")
+        sw = (TW - 10) / STEPS
+        for (j = 0; j < STEPS; j++) {
+            rect(x + 5 + j * sw, Y0, sw - 4, 34, "#ffffff", "#6b6b6b", 1)
+            text(x + 5 + j * sw + sw / 2 - 2, Y0 + 15, "wgmma", 10.5, "middle", "normal")
+            text(x + 5 + j * sw + sw / 2 - 2, Y0 + 28, "k" KSTEP " #" j, 10.5, "middle", "normal", "#555555")
+            if (j > 0) arrow(x + 5 + j * sw - 5, Y0 + 17, x + 5 + j * sw - 1, Y0 + 17, "#444444", 1)
+        }
+        # part: the short accumulator
+        py = Y0 + 70
+        rrect(x + 14, py, TW - 28, 44, CP, CPS, 1.5)
+        text(x + TW / 2, py + 18, "part (tensor core)", 12, "middle", "bold")
+        text(x + TW / 2, py + 34, "starts at 0 (scale-d = 0), ~14 bits", 11, "middle", "normal", "#333333")
+        arrow(x + TW / 2, Y0 + 36, x + TW / 2, py - 2, CPS, 2)
+        # the factor
+        fy = py + 76
+        rrect(x + 14, fy, TW - 28, 40, CX, "#d94801", 1.2)
+        text(x + TW / 2, fy + 17, "&#215; sa(row, t) &#183; sb(nb, t)", 12, "middle", "bold")
+        text(x + TW / 2, fy + 32, "block scales (stage 4); per tensor: 1", 10.5, "middle", "normal", "#333333")
+        arrow(x + TW / 2, py + 46, x + TW / 2, fy - 2, "#444444", 1.5)
+        # into sum
+        arrow(x + TW / 2, fy + 42, x + TW / 2, 372, CSS, 2)
+        text(x + TW / 2 + 8, 358, "+=  (" REGS " FADD or FFMA)", 11, "start", "normal", CSS)
+    }
+    # the fp32 sum, across all tiles
+    SY = 374
+    rrect(X0, SY, TILES * (TW + GAP) - GAP, 50, CS, CSS, 2)
+    text(X0 + (TILES * (TW + GAP) - GAP) / 2, SY + 21, "sum: fp32 registers (24-bit significand), one long sum over every K tile", 13, "middle", "bold")
+    text(X0 + (TILES * (TW + GAP) - GAP) / 2, SY + 39, "its additions round at 2⁻²⁴ of the sum, far finer than the tensor core’s running sum (about 2⁻¹⁴)", 11, "middle", "normal", "#333333")
+    arrow(X0 + TILES * (TW + GAP) - GAP + 4, SY + 25, X0 + TILES * (TW + GAP) + 34, SY + 25, CSS, 2)
+    text(X0 + TILES * (TW + GAP) + 36, SY + 20, "epilogue:", 11, "start", "bold")
+    text(X0 + TILES * (TW + GAP) + 36, SY + 34, "per tensor: &#215; sa &#183; sb", 10.5, "start", "normal")
+    text(X0 + TILES * (TW + GAP) + 36, SY + 48, "then bf16, once", 10.5, "start", "normal")
+    y = SY + 84
+    text(20, y, "Order in one K tile: wait for the slot; " STEPS " wgmmas into part; commit; wait for the group (stage 3: all of it; stage 5: all but the next K tile&#8217;s, which", 11.5, "start", "normal")
+    text(20, y + 17, "runs in a second accumulator meanwhile); fence part; hand the slot back; then the " REGS " adds. The tensor core never sums more than " BK " of k in its own registers.", 11.5, "start", "normal")
+    text(20, y + 34, "Registers: part and sum are " 2 * REGS " of a consumer thread&#8217;s " CREGS " (stage 5 adds a second part: " 3 * REGS ").", 11.5, "start", "normal")
+    svg_close()
+}' >figures/promotion.svg
+
+# ---------------------------------------------------------------------------------------------
+# Figure 3: stage 5's block (the 128 x 128 tile: CONS consumers of 64 rows, a cluster of
+# CLUSTER blocks sharing B), its ring and barriers, and the handed-off store.
+# CLUSTER blocks sharing B), its ring and barriers, and the handed-off store.
+awk $VARS -v EMPTY_CNT="$EMPTY_CNT" "$LIB"'
+BEGIN {
+    BM = 64 * CONS; ABYTES = BM * BK; BBYTES = BN * BK; SLOT = ABYTES + BBYTES
+    E = EMPTY_CNT; gsub(/CL/, CLUSTER, E); gsub(/CONS/, CONS, E); n = split(E, f, " \\* "); ECNT = 1
+    for (i = 1; i <= n; i++) ECNT *= f[i]
+    STAGING = NBOX * BOXB; SMEM = DEPTH_T * SLOT + CONS * STAGING + 1024
+    W = 1240; H = 790
+    CPR = "#fdd0a2"; CCO = "#c6dbef"; CSL = "#f7f7f7"; CA = "#9ecae1"; CB = "#fdae6b"; CST = "#d9f0d3"
+    GRN = "#2a7a2a"; RED = "#b30000"; PUR = "#7a3e9d"; BLU = "#2171b5"; ORA = "#d94801"
+    svg_open(W, H, "Stage 5: one producer warpgroup, " CONS " consumer warpgroups, a ring of " DEPTH_T " slots, full and empty barriers, the store handed to a producer thread")
+    text(20, 28, "Stage 5&#8217;s block: a producer warpgroup, " CONS " consumer warpgroups, a ring of slots, the store handed off", 17, "start", "bold")
+    text(20, 50, "The " BM " x " BN " tile, per tensor, one block of a cluster of " CLUSTER ": " DEPTH_T " slots (block-scaled: " DEPTH_B ", and A&#8217;s " BM " scales of each slot&#8217;s K tile beside the ring). " 128 * (1 + CONS) " threads; setmaxnreg gives the producer", 12, "start", "normal", "#444444")
+    text(20, 67, PREGS " registers a thread and each consumer " CREGS ". Shared memory: " DEPTH_T " slots of " kib(SLOT) " + " CONS " x " NBOX " staging boxes of " kib(BOXB) " + 1 KiB for alignment = " kib(SMEM) ".", 12, "start", "normal", "#444444")
+
+    # ---- producer warpgroup ----
+    PX = 20; PY = 100; PW = 300; PH = 410
+    rrect(PX, PY, PW, PH, CPR, ORA, 1.5)
+    text(PX + 12, PY + 22, "Producer warpgroup (warpgroup 0)", 13, "start", "bold")
+    text(PX + 12, PY + 39, "setmaxnreg " PREGS "; threads 0-127", 11, "start", "normal", "#444444")
+    rrect(PX + 12, PY + 54, PW - 24, 170, "#ffffff", ORA, 1)
+    text(PX + 22, PY + 74, "thread " LOADER ": the loads", 12, "start", "bold")
+    text(PX + 22, PY + 94, "for each K tile t of each tile:", 11, "start", "normal")
+    text(PX + 22, PY + 112, "  s = slot of t (a ring of " DEPTH_T ")", 11, "start", "normal")
+    text(PX + 22, PY + 130, "  wait empty[s]", 11, "start", "normal")
+    text(PX + 22, PY + 148, "  expect_tx(full[s], " kib(SLOT) ")", 11, "start", "normal")
+    text(PX + 22, PY + 166, "  TMA: A&#8217;s " BM " x " BK " tile (" kib(ABYTES) ")", 11, "start", "normal")
+    text(PX + 22, PY + 184, "  TMA multicast: half of B&#8217;s tile", 11, "start", "normal")
+    text(PX + 22, PY + 202, "    (" kib(BBYTES / CLUSTER) ", into both blocks)", 11, "start", "normal")
+    rrect(PX + 12, PY + 238, PW - 24, 130, "#ffffff", ORA, 1)
+    text(PX + 22, PY + 258, "thread " STORER ": the stores", 12, "start", "bold")
+    text(PX + 22, PY + 278, "for each tile, each consumer c:", 11, "start", "normal")
+    text(PX + 22, PY + 296, "  wait staged[c]", 11, "start", "normal")
+    text(PX + 22, PY + 314, "  TMA store: " NBOX " boxes of 64 x 64 bf16", 11, "start", "normal")
+    text(PX + 22, PY + 332, "  wait until they are read", 11, "start", "normal")
+    text(PX + 22, PY + 350, "  arrive unstaged[c]", 11, "start", "normal")
+    text(PX + 22, PY + 392, "the other 126 threads: idle", 10.5, "start", "normal", "#666666")
+    # D in global memory
+    rrect(PX + 40, PY + PH + 40, PW - 80, 40, "#ffffff", "#444444", 1.2)
+    text(PX + PW / 2, PY + PH + 65, "D (bf16, global memory)", 12, "middle", "bold")
+    arrow(PX + PW - 50, PY + 370, PX + PW - 50, PY + PH + 38, ORA, 2)
+
+    # ---- the ring ----
+    RX = 470; RY = 130; SW = 100; SH = 150; SG = 8
+    text(RX, RY - 18, "The ring: " DEPTH_T " slots in shared memory, one K tile (" BK " of k) each", 13, "start", "bold")
+    for (s = 0; s < DEPTH_T; s++) {
+        x = RX + s * (SW + SG)
+        rect(x, RY, SW, SH, CSL, "#6b6b6b", 1)
+        ah = SH * ABYTES / SLOT
+        rect(x + 6, RY + 6, SW - 12, ah - 9, CA, "#3182bd", 0.8)
+        text(x + SW / 2, RY + ah / 2 + 2, "A " BM " x " BK, 10.5, "middle", "normal")
+        rect(x + 6, RY + ah + 3, SW - 12, SH - ah - 9, CB, ORA, 0.8)
+        text(x + SW / 2, RY + ah + (SH - ah) / 2, "B " BN " x " BK, 10.5, "middle", "normal")
+        text(x + SW / 2, RY + SH + 16, "slot " s, 11, "middle", "bold")
+        rect(x + 8, RY + SH + 24, SW - 16, 20, "#ffffff", GRN, 1.2)
+        text(x + SW / 2, RY + SH + 38, "full[" s "]", 10.5, "middle", "normal", GRN)
+        rect(x + 8, RY + SH + 48, SW - 16, 20, "#ffffff", RED, 1.2)
+        text(x + SW / 2, RY + SH + 62, "empty[" s "]", 10.5, "middle", "normal", RED)
+    }
+    arrow(PX + PW + 4, PY + 140, RX - 6, RY + 60, ORA, 2)
+    text(PX + PW + 24, PY + 84, "TMA loads", 11, "start", "bold", ORA)
+    text(PX + PW + 24, PY + 100, "into slot s", 11, "start", "normal", ORA)
+    dashed(RX - 6, RY + SH + 58, PX + PW + 4, PY + 176, RED, 1.5)
+    text(PX + PW + 24, PY + 232, "empty[s]", 11, "start", "bold", RED)
+    text(PX + PW + 24, PY + 248, "slot free", 11, "start", "normal", RED)
+
+    # ---- consumers ----
+    CY0 = 400; CWd = 310; CHd = 130; CG = 20
+    for (c = 0; c < CONS; c++) {
+        x = RX + c * (CWd + CG)
+        rrect(x, CY0, CWd, CHd, CCO, BLU, 1.5)
+        text(x + 12, CY0 + 22, "Consumer warpgroup " c + 1 " (rows " 64 * c "-" 64 * c + 63 ")", 12.5, "start", "bold")
+        text(x + 12, CY0 + 40, "setmaxnreg " CREGS "; threads " 128 * (c + 1) "-" 128 * (c + 2) - 1, 11, "start", "normal", "#444444")
+        text(x + 12, CY0 + 60, "per K tile: wait full[s]; " BK / KSTEP " wgmma m64n" BN "k" KSTEP, 11, "start", "normal")
+        text(x + 12, CY0 + 77, "into one of two accumulators in turn;", 11, "start", "normal")
+        text(x + 12, CY0 + 94, "the K tile before it done: arrive empty[s],", 11, "start", "normal")
+        text(x + 12, CY0 + 111, "promote it into the fp32 sum (" BN / 2 " adds)", 11, "start", "normal")
+        arrow(x + CWd / 2, RY + SH + 72, x + CWd / 2, CY0 - 4, GRN, 2)
+        text(x + CWd / 2 + 8, CY0 - 16, "full[s]: the K tile is in", 10.5, "start", "normal", GRN)
+    }
+
+    # ---- the store: staging, staged / unstaged ----
+    SY = 590
+    for (c = 0; c < CONS; c++) {
+        x = RX + c * (CWd + CG)
+        rect(x, SY, CWd, 56, CST, GRN, 1.2)
+        text(x + CWd / 2, SY + 22, "staging " c + 1 ": " NBOX " boxes of " kib(BOXB), 11.5, "middle", "bold")
+        text(x + CWd / 2, SY + 41, "its 64 x " BN " rows in bf16 (stmatrix)", 11, "middle", "normal")
+        arrow(x + CWd / 2, CY0 + CHd + 2, x + CWd / 2, SY - 3, BLU, 2)
+        text(x + CWd / 2 + 8, CY0 + CHd + 30, "stage, fence, arrive staged[" c "]", 10.5, "start", "normal", BLU)
+    }
+    dashed(RX - 6, SY + 14, PX + PW + 4, PY + 300, GRN, 1.5)
+    text(PX + PW + 42, PY + 318, "staged[c]", 11, "start", "bold", GRN)
+    text(PX + PW + 42, PY + 334, "boxes ready", 11, "start", "normal", GRN)
+    dashed(PX + PW + 4, PY + 350, RX - 6, SY + 46, PUR, 1.5)
+    text(PX + PW + 20, PY + 500, "unstaged[c]", 11, "start", "bold", PUR)
+    text(PX + PW + 20, PY + 516, "boxes read", 11, "start", "normal", PUR)
+
+    y = 680
+    text(20, y, "Barriers (arrivals a phase): full[s] " FULL_CNT " (the load thread&#8217;s expect_tx) plus the slot&#8217;s " kib(SLOT) " of TMA bytes, B&#8217;s halves from either block; empty[s] " ECNT " (" EMPTY_CNT ":", 11.5, "start", "normal")
+    text(20, y + 17, "lane 0 of each consumer warp of both blocks, since B&#8217;s halves land in both); staged[c] " STAGED_CNT " (every thread of consumer c); unstaged[c] " UNSTAGED_CNT " (the store thread).", 11.5, "start", "normal")
+    text(20, y + 40, "A consumer waits on unstaged[c] only before staging its next tile, a whole tile later, and is back in its K loop at once: the two consumers, which reach their", 11.5, "start", "normal")
+    text(20, y + 57, "stores together, no longer hold the tensor core while the stores drain. Persistent: each cluster walks its tiles in the grouped order, and the ring runs across", 11.5, "start", "normal")
+    text(20, y + 74, "tile boundaries (the next tile&#8217;s loads start while this one is promoted and stored).", 11.5, "start", "normal")
+    svg_close()
+}' >figures/pipeline.svg
+
+ls figures/*.svg
