@@ -15,6 +15,7 @@
 #include "ptx/ld_global.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/mma.cuh"
+#include "ptx/mov.cuh"
 #include "ptx/named_barrier.cuh"
 #include "ptx/setmaxnreg.cuh"
 #include "ptx/smem.cuh"
@@ -320,4 +321,14 @@ extern "C" __global__ void ptx_check_ld_shared(const float *__restrict__ in,
     __syncthreads();
     const unsigned next = smem_addr(&vals[(threadIdx.x + 1) % blockDim.x]);
     out[blockIdx.x * blockDim.x + threadIdx.x] = ld_shared_f32(next);
+}
+
+/* 08 stage 6's opaque address: the compiler cannot see that the divisor is 7, so the division
+ * stays a division (the reciprocal on the MUFU and its correction), not a multiply by a magic
+ * number as in[i] / 7u would be. */
+// sass: ptx_check_opaque I2F.U32.RP MUFU.RCP
+extern "C" __global__ void ptx_check_opaque(const unsigned *__restrict__ in,
+                                            unsigned *__restrict__ out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i] / opaque_u32(7u);
 }

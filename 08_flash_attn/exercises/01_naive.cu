@@ -5,18 +5,18 @@
  * masked out (exp gives 0).
  *
  * Hints:
- *  - Two cublasGemmStridedBatchedEx calls, one batch entry per (batch, head): the matrices of
- *    pair p start at p * n * d (Q, K, V, O) and p * n * n (S). cuBLAS is column-major: a
- *    row-major n x n S is the column-major S^T = K Q^T, so pass K first with CUBLAS_OP_T.
- *    Put the 1/sqrt(d) in alpha. Inputs CUDA_R_16F / CUDA_R_16BF, S CUDA_R_32F,
- *    CUBLAS_COMPUTE_32F. Check every call (CUBLAS_CHECK in gpu.h).
+ *  - Both products are batched GEMMs, one batch entry per (batch, head), with a fixed stride
+ *    between entries (cublasGemmStridedBatchedEx takes mixed types: 16-bit inputs, fp32 S, fp32
+ *    compute; the 1/sqrt(d) fits in alpha). cuBLAS is column-major: a row-major matrix is, to
+ *    it, its own transpose, so find the product whose column-major result is the row-major S
+ *    you want, and which operand needs a transpose. Check every call (CUBLAS_CHECK in gpu.h).
  *  - The softmax: one block per row of S. Hold the row in registers (chapter 03, stage 5),
  *    mask with -INFINITY, block_max and block_sum from reduce.cuh, expf. LSE = max + log(sum).
  *    softmax_rows.cuh is the reference's version: write your own first.
  *  - P in the input type can go over S in place: P's row r starts where S's row r starts, so
  *    its leading dimension is 2n elements. Safe only if every thread of the row's block has
  *    read its scores before any thread writes (the reductions' barriers see to that).
- *  - O = P V: column-major O^T = V^T P^T, so pass V first, no transposes.
+ *  - O = P V: the same column-major reasoning as for S (here no operand needs a transpose).
  *
  * Check it:  make check-08 ARGS="--kernel ex_f16_naive"
  * (the stage in kernels/01_naive.cu is the reference; read it after you try). */

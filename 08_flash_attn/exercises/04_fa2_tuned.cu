@@ -8,10 +8,12 @@
  *    spilling (build and read -Xptxas -v, or make compare-08 KERNEL=f16_fa2_tuned).
  *  - Q does not fit the registers next to O and S: keep the Q tile in shared memory and read
  *    each m-tile's A fragment with ldmatrix at every k-step of Q K^T.
- *  - Two K and two V buffers. At the top of iteration j: wait for K_j (cp_async_wait<1>: V_j
- *    may still be in flight), __syncthreads, then issue K_{j+1} and V_{j+1} as two groups
- *    (commit even when empty, so the counts stay the same). Before P V: cp_async_wait<2> and
- *    __syncthreads for V_j.
+ *  - Loads under the products: two K and two V buffers, tile j + 1 loading while tile j is
+ *    computed. The contract: S = Q K_j^T may start as soon as K_j has landed, with V_j still in
+ *    flight (so K and V are separate cp.async groups, waited for apart); a buffer is refilled
+ *    only after every warp has finished reading it (which barrier guarantees that?); and
+ *    cp_async_wait<N> counts groups, so make every iteration commit the same number of groups,
+ *    empty ones included, or N will mean something else in the last iterations.
  *  - Swizzle instead of padding: chunk c of row r at c ^ (r & 7), rows unpadded. The same
  *    function must address the cp.async stores and the ldmatrix loads.
  *  - exp2: keep the raw scores, take their max, p = 2^(s * c - m * c) with c = scale * log2(e):

@@ -1,30 +1,37 @@
 /* Exercise 5 — Hopper: TMA into an mbarrier ring, wgmma for both products, P from registers, a
  * producer warpgroup and two consumer warpgroups (sm_90a only).
  *
- * Start from chapter 06's warp-specialized GEMM (stage 4) and your stage 4, one step at a time
- * (check after each):
- *  - 384 threads, __launch_bounds__(384, 1), 128 queries a block. Warpgroup 0 is the producer
- *    (setmaxnreg_dec<24>); warpgroups 1 and 2 own query rows 0-63 and 64-127 of the tile
- *    (setmaxnreg_inc<240>). Compute the warpgroup index with __shfl_sync(~0u, threadIdx.x / 128,
- *    0): ptxas then keeps addresses and descriptors in uniform registers.
- *  - Tensor maps over [b h, n, D] in 3D (common/tensor_map.h): dims {D, n, b h}, boxes of
- *    64 columns x 128 rows x 1, 128-byte swizzle, zero fill: a box is cut at row n, so a tile
- *    never reads the next head. At D = 128 a tile is two boxes (two 128-byte-wide panels).
- *  - One thread of the producer loads Q once, then K_j and V_j into slot j % 2, each slot with a
- *    full barrier (arrive_expect_tx, then the TMA) and an empty one (one arrival per consumer
- *    warp). Consumers wait on the full barriers with mbarrier_wait_parity_in_asm.
- *  - S = Q K^T: m64n128k16 ss (Q and K both K-major: chapter 06's descriptor, k-step kk at
- *    panel kk / 4, byte 32 (kk % 4)); wait for it; hand K's slot back.
- *  - The softmax on the accumulator fragment: register i is row 16 w + l/4 + 8 ((i/2) % 2),
- *    column 8 (i/4) + 2 (l % 4) + i % 2 (common/ptx/wgmma.cuh). Mask keys >= n and, causal,
- *    keys after the query; exp2 with the folded scale, as in stage 4.
- *  - P as the A fragment of the rs form: for k-step kk, register r packs S's registers
- *    8 kk + 2 r and 8 kk + 2 r + 1 (check it against the A layout in wgmma.cuh).
- *  - O += P V: m64nDk16 rs with B N-major (wgmma_*_rs_tb): V's descriptor has SBO = 1024 (8 keys
- *    to the next 8) and LBO = the panel size (the next 64 columns of D); k-step kk starts
- *    2048 kk bytes in. Wait, hand V's slot back.
- *  - Store O / l and the LSE as in stage 4. Causal: end the key loop at min(n, q0 + 128) and
- *    mask only the diagonal tile.
+ * The contract (attn.h): the rows and bounds of stage 4; 128 queries a block, 384 threads =
+ * 3 warpgroups: warpgroup 0 produces, warpgroups 1 and 2 each own 64 query rows of the tile
+ * (wgmma's m64) and every key. The algorithm is stage 4's; what changes is the machinery, and it
+ * is chapter 06's stages 1-4 at once, so build it from your chapter 06 GEMM and your stage 4, one
+ * idea at a time (check after each). You may reuse stage 4's fa2.cuh (the mask, the online softmax
+ * and the store work on n8 tiles of the m16n8 C layout).
+ *
+ *  - wgmma for S = Q K^T (README, stage 5a): both operands in shared memory, K-major, through
+ *    chapter 06's 128-byte-swizzle descriptor; D / 16 k-steps. Only one warpgroup's rows are A.
+ *  - The accumulator is the softmax's input, on the same registers (stage 5b and its figure):
+ *    compare the m64nN accumulator layout in common/ptx/wgmma.cuh with mma.sync's m16n8 C layout
+ *    (common/ptx/mma.cuh) and you can call fa2.cuh's functions on it without moving anything.
+ *  - P from registers: the rs form of wgmma takes A from four registers a thread (wgmma.cuh, "A in
+ *    registers"). Work out which of S's accumulator registers, rounded in pairs, are P's A
+ *    registers for each k-step of P V, and check that no data has to cross lanes.
+ *  - V as B of P V is stored as rows of D: N-major, the transpose of wgmma's default, so the
+ *    transposed-B form (wgmma_*_rs_tb) with the canonical MN-major swizzled layout; derive its
+ *    LBO and SBO from how the TMA lays out a V tile (wgmma.cuh explains both fields).
+ *  - TMA (stage 5c): 3D tensor maps over [b h, n, D] (common/tensor_map.h), so that a box cut at
+ *    row n is zero-filled and a tile never reads the next head. A 16-bit row of D = 128 is two
+ *    128-byte swizzle widths: two boxes, two panels.
+ *  - A ring of K and V slots (stage 5d): each slot a "full" barrier (the producer's expected
+ *    bytes, then the TMA's) and an "empty" one (the consumers' release, one arrival a warp); K and
+ *    V apart, so S can start before V has landed. Consumers wait with the spin inside the asm
+ *    (mbarrier_wait_parity_in_asm): no branch around a wgmma in flight.
+ *  - Warp specialization (stage 5e): the producer gives its registers to the consumers
+ *    (setmaxnreg); derive the warpgroup index so that ptxas can see it is uniform (docs/hopper.md,
+ *    "Uniform registers"), or every descriptor is rebuilt per thread.
+ *  - Causal as in stage 4: stop at the block's last query, mask only what crosses the diagonal.
+ *  Within a consumer, wait for each wgmma batch before you use its result: overlapping them is
+ *  exercise 6.
  *
  * Check it:  make check-08 ARGS="--kernel ex_f16_wgmma"
  * (the stage in kernels/05_wgmma_sm90a.cu is the reference; read it after you try). */

@@ -202,6 +202,7 @@
 #include "ptx/ex2.cuh"
 #include "ptx/fence.cuh"
 #include "ptx/mbarrier.cuh"
+#include "ptx/mov.cuh"
 #include "ptx/named_barrier.cuh"
 #include "ptx/setmaxnreg.cuh"
 #include "ptx/smem.cuh"
@@ -365,7 +366,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
         const unsigned ks = k_s + ((x.ring + j) % KS) * KV_BYTES;
         /* 64 rows into each Q panel */
         unsigned q_c = q_s + (x.it % QBUFS) * Q_BYTES + 64 * c * 128;
-        if (opaque) asm("mov.b32 %0, %0;" : "+r"(q_c));
+        if (opaque) q_c = opaque_u32(q_c); /* hidden from NVVM: ptx/mov.cuh */
 #pragma unroll
         for (int kk = 0; kk < D / 16; kk++)
             mma_ss<T, BK>(s, desc_kmajor(q_c + (kk / 4) * Q_PANEL + 32 * (kk % 4)),
