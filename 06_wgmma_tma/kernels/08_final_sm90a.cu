@@ -323,7 +323,8 @@ static int cluster_n_from_env(void) {
 }
 
 /* The grid: launch_balanced_grid over cluster blocks (measured with 2x1: 64 clusters instead
- * of 66 ran 0.5% faster at 4096^3 and 1% at 8192^3 on an H100). GEMM06_FINAL_CLUSTERS=n launches
+ * of 66 ran 0.7% faster at 4096^3 and 1.2% at 8192^3 on an H100: the README's table, from the
+ * sweeps). GEMM06_FINAL_CLUSTERS=n launches
  * min(n, resident) instead. */
 static long balanced_clusters(long blocks, long resident) {
     const char *e = getenv("GEMM06_FINAL_CLUSTERS");
