@@ -11,7 +11,17 @@
  *    (stage 5).
  *
  * Stage 1's comments explain the descriptor and the fragment layout; stage 2's the map cache;
- * stage 5's the tile order. */
+ * stage 5's the tile order.
+ *
+ * An exercise writes its stage's own idea itself: its file defines one of these before any
+ * include, and the piece is left out here (the stages never define them; later exercises, and
+ * chapter 07, use the copy here):
+ *   GEMM06_EXERCISE_TILE_ORDER  exercise 5: gemm06_tile_at, the order of a persistent grid's tiles
+ *   GEMM06_EXERCISE_STAGING     exercise 7: stage_box, stage_fragment, stage_tail and store_boxes,
+ *                               the fragment into shared memory for a TMA store
+ *   GEMM06_EXERCISE_BOX_STORE   exercise 8: store_boxes, one box at a time through two buffers
+ *                               (and launch.cuh's launch_balanced_grid, under
+ *                               LAUNCH_EXERCISE_BALANCED_GRID) */
 #ifndef GEMM06_SM90A_CUH
 #define GEMM06_SM90A_CUH
 
@@ -96,6 +106,7 @@ static __device__ __forceinline__ void store_fragment(const float (&d)[BN / 2],
     }
 }
 
+#ifndef GEMM06_EXERCISE_STAGING /* exercise 7 writes its own */
 /* Box `box` alone (columns 64 box .. 64 box + 63 of the fragment) into the 8 KiB at `buf`: for
  * an epilogue that stages one box at a time (stage 8). */
 template <int BN, typename T>
@@ -140,7 +151,9 @@ static __device__ __forceinline__ void stage_tail(const float *r, unsigned tail)
     stmatrix_x4(tail + row * 32 + (lane / 16) * 16, pack_pair<T>(r[0], r[1]),
                 pack_pair<T>(r[2], r[3]), pack_pair<T>(r[4], r[5]), pack_pair<T>(r[6], r[7]));
 }
+#endif
 
+#if !defined(GEMM06_EXERCISE_STAGING) && !defined(GEMM06_EXERCISE_BOX_STORE)
 /* A consumer warpgroup's m64nBN fragment to C at (row0, col0) by TMA stores, one 64 x 64 box at
  * a time through two 8 KiB buffers at `staging` (stages 8 and chapter 07's stage 5), taken in
  * turn by a count of boxes that runs on across tiles (so that any number of boxes per tile
@@ -169,6 +182,7 @@ static __device__ __forceinline__ void store_boxes(const float (&d)[BN / 2],
         tma_store_commit();
     }
 }
+#endif
 
 /* ---- host: the operand tensor maps ---------------------------------------------------------
  * A map holds the tensor's address and shape, so it is encoded again for new pointers or
@@ -309,6 +323,7 @@ struct gemm06_tiles {
 /* (row, column) of tile i, packed: row << 16 | column. One per stage file (static). */
 static __constant__ unsigned gemm06_hilbert[GEMM06_HILBERT_MAX];
 
+#ifndef GEMM06_EXERCISE_TILE_ORDER /* exercise 5 writes its own */
 static __device__ __forceinline__ void gemm06_tile_at(const gemm06_tiles &g, int i, int &tm,
                                                       int &tn) {
     if (g.order == GEMM06_ORDER_HILBERT) {
@@ -324,6 +339,7 @@ static __device__ __forceinline__ void gemm06_tile_at(const gemm06_tiles &g, int
         tm = i / g.tiles_n, tn = i % g.tiles_n;
     }
 }
+#endif
 
 /* Cell d of the Hilbert curve on a side x side square (side a power of two): at each scale s,
  * two bits of d pick the quadrant, and the part already placed is rotated or mirrored so that

@@ -1,25 +1,24 @@
-/* Exercise 1 — the first wgmma: one warpgroup, a 64x128 tile of C, operands copied by the
- * threads into the 128-byte swizzled layout, synchronous.
+/* Exercise 1 — the first wgmma: one warpgroup computes a 64x128 tile of C with wgmma from
+ * operand tiles its own threads copied into shared memory; synchronous (README, stage 1).
  *
- * Hints:
- *  - Block of 128 threads (one warpgroup), grid (ceil(N/128), ceil(M/64)). Dynamic shared
- *    memory: GEMM06_SMEM_FIRST_WGMMA bytes (gemm06.h): the A tile (64 rows x 128 bytes), the B
- *    tile (128 rows x 128 bytes), and 1024 bytes of slack to start the tiles on a 1024-byte
- *    boundary (round smem_addr(p) up; smem.cuh).
- *  - One K tile is 64 bf16 = 128 bytes per row. Copy 16-byte chunks: chunk c of tile row r
- *    (global row row0 + r, k = k0 + 8c) goes to byte r * 128 + ((c ^ (r % 8)) * 16). A chunk
- *    past the last row or past K is stored as zeros (K % 8 == 0: a chunk is never half in).
- *  - Before the tensor core reads what the threads stored: fence_proxy_async_shared() in every
- *    thread (fence.cuh), then __syncthreads().
- *  - Descriptors (wgmma.cuh): wgmma_desc(addr, WGMMA_SWIZZLE_128B, 16, 1024). The k16 step k
- *    (0..3) of a tile starts at tile + 32 * k bytes.
- *  - wgmma_fence(); four wgmma_bf16_ss<128>(d, desc_a, desc_b, 1); wgmma_commit_group();
- *    wgmma_wait_group<0>(); wgmma_fence_operands(d); then __syncthreads() before the next copy.
- *    float d[64] starts at zero.
- *  - Epilogue: register i of thread t (warp w, lane l) is row 16w + l/4 + 8*((i/2)%2), column
- *    8*(i/4) + 2*(l%4) + i%2 of the tile. Store pairs with __floats2bfloat162_rn when N is even,
- *    single elements otherwise, and only inside M x N.
- *  - Check the SASS: HGMMA.64x128x16.F32.BF16, FENCE.VIEW.ASYNC.S, no LDL/STL.
+ * The idea. The tensor core reads A and B from shared memory itself, through two 64-bit matrix
+ * descriptors: there is no fragment to load. In exchange the tiles must be in the layout the
+ * descriptor says, and the tensor core must see the threads' stores.
+ *
+ * The contract:
+ *  - C = A * B^T as gemm06.h says; any M and N >= 1, K % 8 == 0; one block of one warpgroup per
+ *    64x128 tile of C; at most GEMM06_SMEM_FIRST_WGMMA bytes of dynamic shared memory.
+ *  - A K tile is 64 bf16 = 128 bytes a row, stored with the 128-byte swizzle (README, stage 1,
+ *    and figures/swizzle_atom.svg); a tile starts on a 1024-byte boundary. Elements past M, N
+ *    or K must be zeros (they add nothing).
+ *  - The descriptor's fields for this layout, and how the k16 step moves it, are in the README
+ *    and in ptx/wgmma.cuh (wgmma_desc); the same header says what wgmma needs before and after it
+ *    (fence, commit, wait) and which register holds which element of the 64x128 accumulator.
+ *  - Ordinary stores and the tensor core's reads go through different proxies: find in
+ *    ptx/fence.cuh what makes your stores visible to the async proxy.
+ *  - Do it on paper first: draw one 8-row atom and work out which bytes the descriptor of
+ *    k-step 2 points at in row 5.
+ *  - The SASS should show HGMMA.64x128x16.F32.BF16 and FENCE.VIEW.ASYNC.S, and no LDL/STL.
  *
  * Check it:  make check-06 ARGS="--kernel ex_first_wgmma"
  */

@@ -1,21 +1,24 @@
-/* Exercise 3 — a pipeline: a ring of K tiles with a "full" and an "empty" mbarrier per slot, so
- * that copies run ahead of the multiplies. Start from your stage 2.
+/* Exercise 3 — a pipeline: a ring of K tiles with a "full" and an "empty" mbarrier per slot,
+ * so that the copies run ahead of the multiplies and the wgmmas stay in flight. Start from your
+ * exercise 2 (README, stage 3; figures/pipeline.svg and figures/mbarrier_phases.svg).
  *
- * Hints:
- *  - Same tile (128x128, two warpgroups, 256 threads) and the same tensor maps
- *    (gemm06_maps_for(A, B, M, N, K, 128, 128, ...) from gemm06_sm90a.cuh does the caching).
- *  - Shared memory: DEPTH = 3 slots of 32 KiB (A tile then B tile), from a 1024-byte boundary:
- *    GEMM06_SMEM_PIPELINE bytes. Two barrier arrays: full[DEPTH] (count 1: the producer's
- *    arrive_expect_tx) and empty[DEPTH] (count 8: lane 0 of each of the 8 warps).
- *  - Tile t lives in slot t % DEPTH; the parity to wait for is (t / DEPTH) & 1.
- *  - Thread 0 loads tiles 0 .. DEPTH-1 before the loop.
- *  - Loop over t: wait full[s]; wgmma_fence; four wgmma_bf16_ss<128>; commit; then
- *    wgmma_wait_group<1>() (tile t-1 is done, tile t still runs: do NOT touch d here, ptxas
- *    would serialize the wgmmas, info C7515). Then lane 0 of every warp arrives on
- *    empty[(t-1) % DEPTH], and thread 0, if tile t-1+DEPTH exists, waits on that empty
- *    barrier (parity ((t-1) / DEPTH) & 1) and loads tile t-1+DEPTH into the freed slot.
- *  - After the loop: wgmma_wait_group<0>(), wgmma_fence_operands(d), store_fragment<128>.
- *  - SASS to expect: UTMALDG, SYNCS.ARRIVE, SYNCS.PHASECHK, HGMMA; no LDL/STL.
+ * The idea. A slot is refilled as soon as everybody is done reading it, not when the whole
+ * block has finished a K tile; and a warpgroup waits only for the wgmmas of the tile before
+ * the one it has just issued, so the tensor core always has work queued.
+ *
+ * The contract:
+ *  - The 128x128 tile, 256 threads and maps of exercise 2 (gemm06_maps_for in
+ *    gemm06_sm90a.cuh caches them for you); GEMM06_PIPELINE_DEPTH slots of 32 KiB,
+ *    GEMM06_SMEM_PIPELINE bytes.
+ *  - Each barrier completes one phase per use of its slot. Work out, for K tile t, which slot
+ *    it uses and which parity each waiter waits for, with no counter to reset.
+ *  - A slot is "empty" once every warp that read it has seen its wgmmas complete: choose the
+ *    arrival count to match who arrives.
+ *  - While a wgmma group is in flight, no other instruction may define (or read) its
+ *    accumulators, or ptxas serializes every wgmma: read ptxas's -v output (info C7515 and the
+ *    table in docs/hopper.md, "ptxas messages"); the accumulator's zeros count too.
+ *  - SASS: UTMALDG, SYNCS.ARRIVE, SYNCS.PHASECHK, HGMMA with one gsb0 per four and a
+ *    WARPGROUP.DEPBAR.LE gsb0, 0x1 (sass_checks.sh checks the stages so); no LDL/STL.
  *
  * Check it:  make check-06 ARGS="--kernel ex_pipeline"
  */

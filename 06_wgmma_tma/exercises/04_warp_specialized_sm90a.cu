@@ -1,21 +1,21 @@
-/* Exercise 4 — warp specialization: one producer warpgroup issues the copies, two consumer
- * warpgroups multiply; setmaxnreg moves registers to the consumers; a 128x256 tile.
+/* Exercise 4 — warp specialization: a producer warpgroup that only issues the copies, two
+ * consumer warpgroups that only multiply, registers moved to the consumers with setmaxnreg,
+ * and a 128x256 tile. Start from your exercise 3 (README, stage 4; figures/warpgroups.svg).
  *
- * Hints:
- *  - 384 threads, __launch_bounds__(384, 1) (the 1 matters: setmaxnreg is ignored without a
- *    fixed register budget, warning C7508). Grid (ceil(N/256), ceil(M/128)).
- *  - Maps: gemm06_maps_for(A, B, M, N, K, 128, 256, ...). A box is 128 x 64, B's 256 x 64.
- *  - Ring: 4 slots of (128 + 256) rows x 128 bytes = 48 KiB: GEMM06_SMEM_WARP_SPECIALIZED.
- *  - Roles, one if/else on threadIdx.x / 128 (warpgroup-uniform):
- *      producer (warpgroup 0): setmaxnreg_dec<40>(); thread 0 alone loops over the K tiles:
- *        wait empty[s] with parity ((t / 4) & 1) ^ 1 (a fresh barrier's "previous phase" counts
- *        as complete, so the first pass does not block), arrive_expect_tx(full[s], 48 KiB),
- *        two tma_load_2d;
- *      consumers (warpgroups 1, 2): setmaxnreg_inc<232>(); wait full[s]; four
- *        wgmma_bf16_ss<256> on A rows 64 (wg - 1) ..; commit; wgmma_wait_group<1>(); lane 0 of
- *        each warp arrives on empty[(t-1) % 4]; after the loop wait_group<0>, fence the
- *        operands, store_fragment<256>.
- *  - empty[] counts 8 arrivals (the consumer warps), full[] one.
+ * The idea. A thread that both produces and consumes stalls its whole warpgroup whenever it
+ * waits for a free slot. Give each role its own warpgroup, and give the consumers the
+ * registers for the widest wgmma (m64n256k16) and a tile that reads fewer operand bytes per
+ * product.
+ *
+ * The contract:
+ *  - 384 threads: warpgroup 0 produces, 1 and 2 consume rows 0-63 and 64-127 of a 128x256 tile;
+ *    4 slots of 48 KiB (GEMM06_SMEM_WARP_SPECIALIZED), one block per SM.
+ *  - setmaxnreg (ptx/setmaxnreg.cuh lists its rules) needs a register count fixed at launch and
+ *    a budget that adds up: work out the counts from 65536 registers and 384 threads, and what
+ *    an m64n256 accumulator needs. ptxas's info C7508 means it ignored the instruction.
+ *  - The producer's first pass over the ring must not block on barriers nobody has arrived on
+ *    yet, without a special case (mbarrier.cuh: which phase a fresh barrier is in).
+ *  - The roles branch on a value that is the same across each warpgroup.
  *  - SASS: USETMAXREG (DEALLOC and TRY_ALLOC), HGMMA.64x256x16; no LDL/STL.
  *
  * Check it:  make check-06 ARGS="--kernel ex_warp_specialized"

@@ -1,23 +1,25 @@
-/* Exercise 6 — clusters of two blocks sharing the B tile through TMA multicast. Start from your
- * stage 5.
+/* Exercise 6 — clusters of two blocks that share the B tile through TMA multicast. Start from
+ * your exercise 5 (README, stage 6; docs/hopper.md, "Memory scopes").
  *
- * Hints:
- *  - Launch with launch_cfg.cluster = 2: blocks 2c and 2c+1 form cluster c; cluster_ctarank()
- *    is 0 or 1. Rank r computes tile row 2p + r of pair p; the schedule (gemm06_tiles) is over
- *    pairs of tile rows: {ceil(tiles_m / 2), tiles_n, order}.
- *  - B's map gets boxes of 128 rows (gemm06_maps_for(..., 128, 128, ...)): rank r loads rows
- *    128r.. of the 256-row B tile with tma_load_2d_multicast(dst, &map_b, bar, k, row, 0b11)
- *    into the same slot offset of both blocks (dst = slot + A bytes + r * 16 KiB).
- *  - full[s]: count 1, arrive_expect_tx of the whole 48 KiB (A + both B halves land in it).
- *  - empty[s]: count 16; each consumer warp's lane 0 arrives on empty[s] of both blocks:
- *    mbarrier_arrive_remote(mapa_shared(smem_addr(&empty[s]), r)) for r = 0, 1 (not
- *    mbarrier_arrive_cluster: its cluster-scope release costs a MEMBAR.ALL.GPU each time).
- *  - After the inits: fence_mbarrier_init_cluster(), then cluster_arrive_relaxed(); cluster_wait()
- *    by every thread. At the end: the producer waits on every empty[s] once more (as if it
- *    were about to load DEPTH more tiles), which returns once the partner's last arrivals on
- *    our barriers have landed; then the same cluster barrier by every thread (producer's idle
- *    threads too), so no block exits while its partner may still write into it.
- *  - Grid: 2 x the clusters that fit at once (launch_resident_clusters in launch.cuh).
+ * The idea. Two blocks on neighbouring SMs compute the two tiles stacked along M, which need
+ * the same B rows. Each loads its own A tile and half of the B tile, and one multicast copy
+ * writes that half into both blocks' shared memory: a third less operand traffic from L2.
+ *
+ * The contract:
+ *  - Clusters of 2 (launch_cfg.cluster; cluster.cuh for the rank and the other block's shared
+ *    addresses); the schedule runs over pairs of tile rows. An odd number of tile rows needs no
+ *    special case: a tile wholly past M still loads and multicasts its half of B.
+ *  - A slot is full when all of its bytes have landed, whoever sent them; it may be refilled
+ *    only when the consumers of both blocks are done with it, since the partner writes into it.
+ *    Set each barrier's count to match.
+ *  - Barriers initialized in one block are used by the other: order the inits across the
+ *    cluster before the first copy or arrival. No block may exit while its partner may still
+ *    write into its shared memory or arrive on its barriers.
+ *  - Choose the scope of each release: a cluster-scope release costs a MEMBAR.ALL.GPU per
+ *    arrival (mbarrier.cuh says which wrapper releases at which scope, and why CTA scope is
+ *    enough to hand back a slot whose wgmmas have completed). sass_checks.sh fails a stage 6
+ *    kernel with a MEMBAR.ALL.GPU; check yours the same way.
+ *  - Grid: as many clusters as fit at once (launch_resident_clusters), not one per pair.
  *
  * Check it:  make check-06 ARGS="--kernel ex_clusters"
  */

@@ -121,8 +121,8 @@ static __global__ void __launch_bounds__(THREADS)
             wgmma_bf16_ss<BN>(d, desc_sw128(a + 32 * k), desc_sw128(b + 32 * k), 1);
         wgmma_commit_group();
         /* Tile t - 1's wgmmas are done; tile t's may still run, writing d. So no
-         * wgmma_fence_operands(d) here (stage 2 had one): even an empty asm that "defines" d
-         * while a wgmma owns it makes ptxas serialize the wgmmas (info C7515). */
+         * wgmma_fence_operands(d) here (stage 2 had one): an asm that "defines" d while a wgmma
+         * owns it may make ptxas serialize the wgmmas (info C7515; NOTES.md, stage 3). */
         wgmma_wait_group<1>();
 
         if (t > 0) {

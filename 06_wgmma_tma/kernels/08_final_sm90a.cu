@@ -31,14 +31,14 @@
  *    checks (store_fragment, stage 1's), slower but correct; K % 8 == 0 is still needed for
  *    A's and B's maps.
  *  - An option of 2x2 clusters, measured and not used (GEMM06_FINAL_CLUSTER=2x2; the default
- *    stays 2x1, stage 6's pair of tiles stacked along M sharing B: README, "2x2 clusters"). The kernel is a template over the
+ *    stays 2x1, stage 6's pair of tiles stacked along M sharing B: NOTES.md, "2x2 clusters"). The kernel is a template over the
  *    cluster's shape, CM x CN tiles: four CTAs compute a 2 x 2 block of C, the two of a cluster
  *    row need the same rows of A and the two of a cluster column the same columns of B. Each
  *    CTA loads half of its A tile, multicast to its row, and half of its B tile, multicast to
  *    its column, so a tile costs BM/2 + BN/2 operand rows of L2 reads per K tile instead of
  *    BM + BN/2: 25% less at 128 x 256 and 64 x 128, a third less at 128 x 128. Why that should
  *    be faster: at 8192^3 we read 17% more L2 sectors than cuBLAS, and at 1024^3 the 64 x 128
- *    tile waits on L2 (README, "Stage 8", the profile). What it costs: a slot is refilled only
+ *    tile waits on L2 (NOTES.md, stage 8, the profiles). What it costs: a slot is refilled only
  *    when the consumers of three CTAs (not two) have released it, a cluster of 4 must fit in
  *    one GPC (a GPC whose free SMs are not a multiple of 4 leaves some idle), and more tiles
  *    past the edges of C are computed in vain. Measured (H100): the 64 x 128 tile gains 19% at
@@ -47,7 +47,7 @@
  *  - A lean K loop (chapter 07's change): the wgmma descriptors of slot 0 made once and each
  *    operand's advanced by an add (desc_advance), the ring position kept as slot and phase,
  *    the ring's and barriers' shared addresses made once: 85 -> 39 instructions a K tile;
- *    +1-2% at 1024^3, within noise at large sizes (README, "The K loop's instructions").
+ *    +1-2% at 1024^3, within noise at large sizes (README, stage 8, "A lean K loop").
  *
  * Shapes: any M and N >= 1, K % 8 == 0. */
 #include <stdint.h>
@@ -293,7 +293,7 @@ static __global__ void __launch_bounds__(final_shape<BN, CONS>::threads, 1)
 
 /* The grouped order's group height, in cluster rows (pairs of tile rows, with either cluster):
  * 8 = 16 tile rows = 2048 rows of C, the height stage 5 chose (stages 6 and 7 group 16 pairs,
- * 4096 rows). GEMM06_GROUP_ROWS=n (1..64) overrides it, read once, for the README's sweep. */
+ * 4096 rows). GEMM06_GROUP_ROWS=n (1..64) overrides it, read once, for the sweep (NOTES.md). */
 #define FINAL_GROUP_PAIRS 8
 
 /* A forced tile, read once from GEMM06_FINAL_TILE (128x256, 128x128 or 64x128; the README's
@@ -323,7 +323,8 @@ static int cluster_n_from_env(void) {
 }
 
 /* The grid: launch_balanced_grid over cluster blocks (measured with 2x1: 64 clusters instead
- * of 66 ran 0.5% faster at 4096^3 and 1% at 8192^3 on an H100). GEMM06_FINAL_CLUSTERS=n launches
+ * of 66 ran 0.7% faster at 4096^3 and 1.2% at 8192^3 on an H100: the README's table, from the
+ * sweeps). GEMM06_FINAL_CLUSTERS=n launches
  * min(n, resident) instead. */
 static long balanced_clusters(long blocks, long resident) {
     const char *e = getenv("GEMM06_FINAL_CLUSTERS");
