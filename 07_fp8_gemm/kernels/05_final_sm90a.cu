@@ -23,13 +23,13 @@
  *    the store had cost 3-4% at the squares, both consumers of a block storing together).
  *  - A lean K loop: the wgmma descriptors of slot 0 made once and each
  *    operand's advanced by an add (desc_advance), the ring position kept as slot and phase,
- *    the ring's, barriers' and scales' shared addresses made once: 72 -> 37 instructions a K
- *    tile besides the promotion's 64 (87.5 -> 45 block-scaled, B's scale pointer stepped too);
+ *    the ring's, barriers' and scales' shared addresses made once: 72 -> 37 (40.5 since the
+ *    store's hand-off) a K tile besides the promotion's 64 (87.5 -> 45, now 47.5, block-scaled);
  *    5-12% at M = 4096 and the squares (README, "The K loop's instructions"). The FP8 wgmma is
  *    short, so the warp that issues it has few issue slots to spare.
  *  - B's scales loaded ahead: a K tile ahead, and a unit's first during the unit before, whose
  *    line is in no cache after the timed launch's L2 flush (README, "B's scale, loaded ahead":
- *    block-scaled M = 64 / 128 up to 12%).
+ *    block-scaled M = 64 / 128 up to 14%).
  *  - Few tiles, K split: with at most a quarter of the SMs' worth of tiles, the
  *    64 x 128 tile's K tiles are cut into units on separate clusters and the pieces' fp32 sums
  *    added by the last one (final07_split, split_ways, merge_pieces below).
@@ -601,7 +601,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
             return launch_unsupported("%s", err);
     }
     /* grouped order, 8 pair rows a group (chapter 06's height); GEMM07_GROUP_ROWS=n overrides
-     * it (the README's L2 experiment: the height changes how many L2 lookups merge) */
+     * it (NOTES.md's L2 experiment: the height changes how many L2 lookups merge) */
     gemm06_tiles pairs = {(int)rows, (int)cols, GEMM06_ORDER_GROUPED,
                           gemm06_group_rows_from_env("GEMM07_GROUP_ROWS", 8)};
     if (resident > 0)
