@@ -17,39 +17,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 mkdir -p figures
 
-# Helpers shared by the three figures (prepended to each awk program).
-LIB='
-function xor(a, b,   r, bit) {       # POSIX awk has no bit operators
-    r = 0; bit = 1
-    while (a > 0 || b > 0) {
-        if (a % 2 != b % 2) r += bit
-        a = int(a / 2); b = int(b / 2); bit *= 2
-    }
-    return r
-}
-function svg_open(w, h, title) {
-    printf "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"", w, h, w, h
-    printf " font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-    printf "<title>%s</title>\n", title
-    printf "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h
-}
-function svg_close() { printf "</svg>\n" }
-function rect(x, y, w, h, fill, stroke, sw) {
-    printf "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
-        x, y, w, h, fill, stroke, sw
-}
-function line(x1, y1, x2, y2, stroke, sw) {
-    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
-        x1, y1, x2, y2, stroke, sw
-}
-# anchor: start, middle or end; weight: normal or bold
-function text(x, y, s, size, anchor, weight, fill) {
-    if (fill == "") fill = "#222222"
-    printf "<text x=\"%g\" y=\"%g\" font-size=\"%g\" text-anchor=\"%s\" font-weight=\"%s\" fill=\"%s\">%s</text>\n",
-        x, y, size, anchor, weight, fill, s
-}
-'
+# The SVG helpers every chapter's figures use (common/svg.awk), prepended to each awk program.
+LIB=$(cat ../common/svg.awk)
 
 # Register colours, shared by figures 1 and 2: colour k = fragment register k of A and B, which
 # is also matrix k of an ldmatrix.x4 (lanes 8k .. 8k+7 give its row addresses).

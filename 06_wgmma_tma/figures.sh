@@ -57,54 +57,8 @@ THREADS=$((128 * (1 + CONS)))
 CONSTS="BK=$BK BM=$BM BN=$BN DEPTH=$DEPTH CONS=$CONS DEC=$DEC INC=$INC MINB=$MINB"
 CONSTS="$CONSTS INFLIGHT=$INFLIGHT ATOM=$ATOM LBO=$LBO SBO=$SBO SW=$SW THREADS=$THREADS"
 
-# Helpers shared by the figures (prepended to each awk program).
-LIB='
-function xor(a, b,   r, bit) {       # POSIX awk has no bit operators
-    r = 0; bit = 1
-    while (a > 0 || b > 0) {
-        if (a % 2 != b % 2) r += bit
-        a = int(a / 2); b = int(b / 2); bit *= 2
-    }
-    return r
-}
-function svg_open(w, h, title) {
-    printf "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"", w, h, w, h
-    printf " font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-    printf "<title>%s</title>\n", title
-    printf "<defs><marker id=\"arr\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#444444\"/></marker></defs>\n"
-    printf "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h
-}
-function svg_close() { printf "</svg>\n" }
-function rect(x, y, w, h, fill, stroke, sw) {
-    printf "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
-        x, y, w, h, fill, stroke, sw
-}
-function rrect(x, y, w, h, fill, stroke, sw) {
-    printf "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" rx=\"5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
-        x, y, w, h, fill, stroke, sw
-}
-function line(x1, y1, x2, y2, stroke, sw) {
-    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
-        x1, y1, x2, y2, stroke, sw
-}
-function dashed(x1, y1, x2, y2, stroke, sw) {
-    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\" stroke-dasharray=\"4 3\"/>\n",
-        x1, y1, x2, y2, stroke, sw
-}
-function arrow(x1, y1, x2, y2, stroke, sw) {
-    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\" marker-end=\"url(#arr)\"/>\n",
-        x1, y1, x2, y2, stroke, sw
-}
-# anchor: start, middle or end; weight: normal or bold
-function text(x, y, s, size, anchor, weight, fill) {
-    if (fill == "") fill = "#222222"
-    printf "<text x=\"%g\" y=\"%g\" font-size=\"%g\" text-anchor=\"%s\" font-weight=\"%s\" fill=\"%s\">%s</text>\n",
-        x, y, size, anchor, weight, fill, s
-}
-function max(a, b) { return a > b ? a : b }
-function kib(bytes) { return bytes / 1024 " KiB" }
-'
+# The SVG helpers every chapter's figures use (common/svg.awk), prepended to each awk program.
+LIB=$(cat ../common/svg.awk)
 # The constants as awk variables: -v NAME=VALUE for each.
 AWKV=()
 for kv in $CONSTS; do AWKV+=(-v "$kv"); done
@@ -133,7 +87,7 @@ BEGIN {
         if (t >= INFLIGHT) rel[t - INFLIGHT] = w[t]
     }
     slot_kib = (BM + BN) * BK * 2 / 1024
-    svg_open(W, H, "Stage 4: the ring of " DEPTH " slots over time, from TMA to wgmma and back")
+    svg_open(W, H, "Stage 4: the ring of " DEPTH " slots over time, from TMA to wgmma and back", 1)
     text(16, 26, "Stage 4&#8217;s ring over time: TMA &#8594; full[s] &#8594; wgmma &#8594; wait_group&lt;" INFLIGHT "&gt; &#8594; empty[s] &#8594; TMA again", 16, "start", "bold")
     text(16, 46, DEPTH " slots of one K tile each: A " BM "&#215;" BK " and B " BN "&#215;" BK " bf16, " slot_kib " KiB (kernels/04_warp_specialized_sm90a.cu). K tile t lives in slot t % " DEPTH ".", 11.5, "start", "normal", "#444444")
     text(16, 62, "Schematic: every wgmma group (" BK / 16 " &#215; HGMMA.64x" BN "x16 per consumer, the k16 steps of one K tile) is drawn one unit long and a TMA load " LAT " units;", 11.5, "start", "normal", "#444444")
@@ -236,7 +190,7 @@ awk "${AWKV[@]}" "$LIB"'
 BEGIN {
     NT = 3 * DEPTH; CW = 76; X0 = 330; W = X0 + NT * CW + 24; H = 576
     split("#c6dbef #fdd0a2 #c7e9c0 #dadaeb #fcbba1 #d9d9d9 #ffffb3 #bebada", SC, " ")
-    svg_open(W, H, "Which phase of full[s] and empty[s] each wait names, over three rounds of the ring")
+    svg_open(W, H, "Which phase of full[s] and empty[s] each wait names, over three rounds of the ring", 1)
     text(16, 26, "Phases and parities: which completion of full[s] and empty[s] each wait names", 16, "start", "bold")
     text(16, 46, "Stage 4&#8217;s ring of " DEPTH " slots (kernels/04_warp_specialized_sm90a.cu). Each barrier completes one phase per use of its slot, so K tile t, the use u = t / " DEPTH, 11.5, "start", "normal", "#444444")
     text(16, 62, "of slot t % " DEPTH ", waits for phase u of full[s] and for the phase of tile t &#8722; " DEPTH " of empty[s]. A wait names a phase by its parity: 0, 1, 0, ... No counter is ever reset.", 11.5, "start", "normal", "#444444")
@@ -313,7 +267,7 @@ BEGIN {
     CW = 56; CH = 34; GX = 96; GY = 150
     W = 1260; H = 586
     split("#fdd49e #c7e9c0 #c6dbef #dadaeb #fcbba1 #d9f0d3 #fee391 #bcbddc", KC, " ")
-    svg_open(W, H, "The 1024-byte atom of the 128-byte swizzle, and the descriptor of each k16 step")
+    svg_open(W, H, "The 1024-byte atom of the 128-byte swizzle, and the descriptor of each k16 step", 1)
     text(16, 26, "The 128-byte swizzle atom, and where each k16 step&#8217;s descriptor points", 16, "start", "bold")
     text(16, 46, "A K tile of " BK " bf16 is " ROWB " bytes a row: " NCH " chunks of 16 bytes. Logical chunk c of row r is stored in slot c ^ (r % " ATOM "): the pattern repeats every " ATOM " rows,", 11.5, "start", "normal", "#444444")
     text(16, 62, "an atom of " ATOM " &#215; " ROWB " = " ATOM * ROWB " bytes, and tiles start on " ATOM * ROWB "-byte boundaries (kernels/01_first_wgmma_sm90a.cu, swizzle128; TMA writes the same with SWIZZLE_128B).", 11.5, "start", "normal", "#444444")
@@ -399,7 +353,7 @@ BEGIN {
     START = int(RF / (THREADS * MINB) / 8) * 8
     ACC = BN / 2                                   # fp32 accumulators of m64nBN per thread
     W = 1200; H = 662
-    svg_open(W, H, "Stage 4: one producer and " CONS " consumer warpgroups, and the registers setmaxnreg moves")
+    svg_open(W, H, "Stage 4: one producer and " CONS " consumer warpgroups, and the registers setmaxnreg moves", 1)
     text(16, 26, "Stage 4&#8217;s warpgroups: one producer, " CONS " consumers, and the registers setmaxnreg moves", 16, "start", "bold")
     text(16, 46, "kernels/04_warp_specialized_sm90a.cu: " THREADS " threads, __launch_bounds__(" THREADS ", " MINB "), a " BM "&#215;" BN " tile of C per block, " DEPTH " slots of " (BM + BN) * BK * 2 / 1024 " KiB in shared memory.", 11.5, "start", "normal", "#444444")
     text(16, 62, "One if/else on the warpgroup index (the same in all 128 threads of a warpgroup) gives each role its own code.", 11.5, "start", "normal", "#444444")

@@ -88,45 +88,8 @@ VARS="-v SB=$SB -v L4MUL=$L4MUL -v BN=$BN -v BK=$BK -v CLUSTER=$CLUSTER -v CONS=
       -v BOXB=$BOXB -v FULL_CNT=$FULL_CNT -v STAGED_CNT=$STAGED_CNT -v UNSTAGED_CNT=$UNSTAGED_CNT
       -v STORER=$STORER -v LOADER=$LOADER -v KSTEP=$KSTEP -v SBOX1=$SBOX1"
 
-# Helpers shared by the figures (prepended to each awk program).
-LIB='
-function svg_open(w, h, title) {
-    printf "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"", w, h, w, h
-    printf " font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-    printf "<title>%s</title>\n", title
-    printf "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#444444\"/></marker></defs>\n"
-    printf "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h
-}
-function svg_close() { printf "</svg>\n" }
-function rect(x, y, w, h, fill, stroke, sw) {
-    printf "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
-        x, y, w, h, fill, stroke, sw
-}
-function rrect(x, y, w, h, fill, stroke, sw) {
-    printf "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" rx=\"6\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
-        x, y, w, h, fill, stroke, sw
-}
-function line(x1, y1, x2, y2, stroke, sw) {
-    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
-        x1, y1, x2, y2, stroke, sw
-}
-function arrow(x1, y1, x2, y2, stroke, sw) {
-    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\" marker-end=\"url(#arrow)\"/>\n",
-        x1, y1, x2, y2, stroke, sw
-}
-function dashed(x1, y1, x2, y2, stroke, sw) {
-    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\" stroke-dasharray=\"5,4\" marker-end=\"url(#arrow)\"/>\n",
-        x1, y1, x2, y2, stroke, sw
-}
-# anchor: start, middle or end; weight: normal or bold
-function text(x, y, s, size, anchor, weight, fill) {
-    if (fill == "") fill = "#222222"
-    printf "<text x=\"%g\" y=\"%g\" font-size=\"%g\" text-anchor=\"%s\" font-weight=\"%s\" fill=\"%s\">%s</text>\n",
-        x, y, size, anchor, weight, fill, s
-}
-function kib(b) { return (b % 1024 ? sprintf("%.1f", b / 1024) : b / 1024) " KiB" }
-'
+# The SVG helpers every chapter's figures use (common/svg.awk), prepended to each awk program.
+LIB=$(cat ../common/svg.awk)
 
 # ---------------------------------------------------------------------------------------------
 # Figure 1: the block scales on a small example, M = 256, N = 384, K = 640: L = 5 K blocks,
@@ -140,7 +103,7 @@ BEGIN {
     BM = 64 * CONS; NB = int((N + SB - 1) / SB)
     W = 1200; H = 730
     CA = "#9ecae1"; CB = "#fdd0a2"; HI = "#e6550d"; HA = "#3182bd"; GR = "#f0f0f0"; PAD = "#d9d9d9"
-    svg_open(W, H, "Block scales: A one per 1 x " SB " slice of a row, B one per " SB " x " SB " block, and the scales one output tile reads per K tile")
+    svg_open(W, H, "Block scales: A one per 1 x " SB " slice of a row, B one per " SB " x " SB " block, and the scales one output tile reads per K tile", 1)
     text(20, 28, "Block scales (DeepSeek-V3): which scales one output tile reads for each K tile", 17, "start", "bold")
     text(20, 50, "Example: M = " M ", N = " N ", K = " K ", so L = ceil(K / " SB ") = " L " K blocks and L4 = L rounded up to a multiple of " L4MUL " = " L4 ". Layouts as in common/gemm_ref.h (cuBLASLt&#8217;s).", 12, "start", "normal", "#444444")
     text(20, 67, "Highlighted: the output tile at tile row " TM ", tile column " TN " (rows " TM * BM "-" TM * BM + BM - 1 ", columns " TN * BN "-" TN * BN + BN - 1 "; a tile is " BM " x " BN ", a K tile " BK " of k).", 12, "start", "normal", "#444444")
@@ -231,7 +194,7 @@ BEGIN {
     STEPS = BK / KSTEP; TILES = 4; REGS = BN / 2
     W = 1240; H = 520
     CP = "#c7e9c0"; CPS = "#41ab5d"; CS = "#9ecae1"; CSS = "#2171b5"; CX = "#fdd0a2"
-    svg_open(W, H, "Promotion: each K tile of " BK " summed by the tensor core in " STEPS " k" KSTEP " steps, then scaled and added into fp32 registers")
+    svg_open(W, H, "Promotion: each K tile of " BK " summed by the tensor core in " STEPS " k" KSTEP " steps, then scaled and added into fp32 registers", 1)
     text(20, 28, "Promotion: the tensor core sums one K tile, the warpgroup adds it into fp32", 17, "start", "bold")
     text(20, 50, "Each consumer thread holds two register sets for its part of a 64 x " BN " band: part (the tensor core&#8217;s accumulator, " REGS " registers) and sum (fp32, " REGS " registers).", 12, "start", "normal", "#444444")
     text(20, 67, "A K tile is " BK " of k = " STEPS " wgmma steps of k" KSTEP ". The tensor core&#8217;s running sum between its steps keeps about 14 bits of significand (fp32 has 24):", 12, "start", "normal", "#444444")
@@ -293,7 +256,7 @@ BEGIN {
     W = 1240; H = 790
     CPR = "#fdd0a2"; CCO = "#c6dbef"; CSL = "#f7f7f7"; CA = "#9ecae1"; CB = "#fdae6b"; CST = "#d9f0d3"
     GRN = "#2a7a2a"; RED = "#b30000"; PUR = "#7a3e9d"; BLU = "#2171b5"; ORA = "#d94801"
-    svg_open(W, H, "Stage 5: one producer warpgroup, " CONS " consumer warpgroups, a ring of " DEPTH_T " slots, full and empty barriers, the store handed to a producer thread")
+    svg_open(W, H, "Stage 5: one producer warpgroup, " CONS " consumer warpgroups, a ring of " DEPTH_T " slots, full and empty barriers, the store handed to a producer thread", 1)
     text(20, 28, "Stage 5&#8217;s block: a producer warpgroup, " CONS " consumer warpgroups, a ring of slots, the store handed off", 17, "start", "bold")
     text(20, 50, "The " BM " x " BN " tile, per tensor, one block of a cluster of " CLUSTER ": " DEPTH_T " slots (block-scaled: " DEPTH_B ", and A&#8217;s " BM " scales of each slot&#8217;s K tile beside the ring). " 128 * (1 + CONS) " threads; setmaxnreg gives the producer", 12, "start", "normal", "#444444")
     text(20, 67, PREGS " registers a thread and each consumer " CREGS ". Shared memory: " DEPTH_T " slots of " kib(SLOT) " + " CONS " x " NBOX " staging boxes of " kib(BOXB) " + 1 KiB for alignment = " kib(SMEM) ".", 12, "start", "normal", "#444444")
@@ -345,7 +308,7 @@ BEGIN {
     arrow(PX + PW + 4, PY + 140, RX - 6, RY + 60, ORA, 2)
     text(PX + PW + 24, PY + 84, "TMA loads", 11, "start", "bold", ORA)
     text(PX + PW + 24, PY + 100, "into slot s", 11, "start", "normal", ORA)
-    dashed(RX - 6, RY + SH + 58, PX + PW + 4, PY + 176, RED, 1.5)
+    dashed(RX - 6, RY + SH + 58, PX + PW + 4, PY + 176, RED, 1.5, 1)
     text(PX + PW + 24, PY + 232, "empty[s]", 11, "start", "bold", RED)
     text(PX + PW + 24, PY + 248, "slot free", 11, "start", "normal", RED)
 
@@ -374,10 +337,10 @@ BEGIN {
         arrow(x + CWd / 2, CY0 + CHd + 2, x + CWd / 2, SY - 3, BLU, 2)
         text(x + CWd / 2 + 8, CY0 + CHd + 30, "stage, fence, arrive staged[" c "]", 10.5, "start", "normal", BLU)
     }
-    dashed(RX - 6, SY + 14, PX + PW + 4, PY + 300, GRN, 1.5)
+    dashed(RX - 6, SY + 14, PX + PW + 4, PY + 300, GRN, 1.5, 1)
     text(PX + PW + 42, PY + 318, "staged[c]", 11, "start", "bold", GRN)
     text(PX + PW + 42, PY + 334, "boxes ready", 11, "start", "normal", GRN)
-    dashed(PX + PW + 4, PY + 350, RX - 6, SY + 46, PUR, 1.5)
+    dashed(PX + PW + 4, PY + 350, RX - 6, SY + 46, PUR, 1.5, 1)
     text(PX + PW + 20, PY + 500, "unstaged[c]", 11, "start", "bold", PUR)
     text(PX + PW + 20, PY + 516, "boxes read", 11, "start", "normal", PUR)
 

@@ -37,36 +37,8 @@ TURN_THREADS=$(define kernels/06_fa3_sm90a.cu TURN_THREADS) # 256
 DS=$(grep -o 'a->d != [0-9]*' kernels/06_fa3_sm90a.cu | awk '{ print $3 }' | sort -rn | uniq | tr '\n' ' ')
 [ -n "$DS" ] || { echo "figures.sh: no head dimension in kernels/06_fa3_sm90a.cu" >&2; exit 1; }
 
-# Helpers shared by both figures (prepended to each awk program).
-LIB='
-function svg_open(w, h, title) {
-    printf "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"", w, h, w, h
-    printf " font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
-    printf "<title>%s</title>\n", title
-    printf "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h
-    printf "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#444444\"/></marker></defs>\n"
-}
-function svg_close() { printf "</svg>\n" }
-function rect(x, y, w, h, fill, stroke, sw) {
-    printf "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
-        x, y, w, h, fill, stroke, sw
-}
-function line(x1, y1, x2, y2, stroke, sw) {
-    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\"/>\n",
-        x1, y1, x2, y2, stroke, sw
-}
-function arrow(x1, y1, x2, y2, stroke, sw) {
-    printf "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"%s\" stroke-width=\"%g\" marker-end=\"url(#arrow)\"/>\n",
-        x1, y1, x2, y2, stroke, sw
-}
-# anchor: start, middle or end; weight: normal or bold
-function text(x, y, s, size, anchor, weight, fill) {
-    if (fill == "") fill = "#222222"
-    printf "<text x=\"%g\" y=\"%g\" font-size=\"%g\" text-anchor=\"%s\" font-weight=\"%s\" fill=\"%s\">%s</text>\n",
-        x, y, size, anchor, weight, fill, s
-}
-'
+# The SVG helpers every chapter's figures use (common/svg.awk), prepended to each awk program.
+LIB=$(cat ../common/svg.awk)
 
 # ---------------------------------------------------------------------------------------------
 # Figure 1: S's accumulator registers are P's A fragment.
@@ -98,7 +70,7 @@ BEGIN {
     SW = 1; SK = 1                          # the warp and the k-step shown enlarged
     HT = 32 * SW + 5                        # the thread followed in the bottom strip
     W = 1050; H = 926
-    svg_open(W, H, "P from the accumulator: S = Q K^T in fp32 registers becomes the A operand of O += P V")
+    svg_open(W, H, "P from the accumulator: S = Q K^T in fp32 registers becomes the A operand of O += P V", 1)
     text(20, 28, "P never leaves the registers: S&#8217;s accumulator is the A operand of P&#183;V (stages 5 and 6)", 17, "start", "bold")
     text(20, 50, "One consumer warpgroup (128 threads, 4 warps): S = Q&#183;K&#7488; is wgmma m64n" BK "k16, " ROWS " rows &#215; " BK " keys, fp32, " SREGS " registers s[0.." SREGS - 1 "] a thread.", 12, "start", "normal", "#444444")
     text(20, 67, "O += P&#183;V is " KSTEPS " wgmma m64nDk16 in the rs form: k-step kk takes keys 16kk .. 16kk+15 of P as A, four registers p[kk][0..3] of two 16-bit values a thread.", 12, "start", "normal", "#444444")
@@ -193,8 +165,6 @@ BEGIN {
 # is 2 * 64 * BK * D FLOPs and so is its P V; its exponentials are (BK / 2 + 2) a thread (the
 # scores and two rescale factors: 66 MUFU.EX2 in the SASS at BK = 128) times 128 threads.
 awk -v BQ="$BQ" -v BK="$BK" -v CONSUMERS="$CONSUMERS" -v TURN="$TURN" -v TT="$TURN_THREADS" -v DS="$DS" "$LIB"'
-function max(a, b) { return a > b ? a : b }
-function min(a, b) { return a < b ? a : b }
 # A block on lane `lane` from clock t0 to t1, clipped to the window.
 function block(lane, t0, t1, fill, label, tc,   x, w) {
     if (t0 >= TMAX || t1 <= t0) return
@@ -264,7 +234,7 @@ BEGIN {
     NT = 12; TMAX = 5120; PX = 190; S = 0.19; LH = 34
     W = PX + TMAX * S + 30; PH = 4 * (LH + 26) + 100
     H = 166 + nd * PH + 60
-    svg_open(W, H, "FlashAttention-3 ping-pong in stage 6: two consumer warpgroups take turns on the tensor cores")
+    svg_open(W, H, "FlashAttention-3 ping-pong in stage 6: two consumer warpgroups take turns on the tensor cores", 1)
     text(20, 28, "Stage 6&#8217;s ping-pong: the consumers take turns on the tensor cores, one&#8217;s exponentials under the other&#8217;s products", 17, "start", "bold")
     text(20, 50, "Consumer c waits on named barrier " TURN "+c (bar.sync, " TT " threads: its " TT / 2 " and the other&#8217;s " TT / 2 "), issues S_j = Q&#183;K_j&#7488; and P_j-1&#183;V_j-1, and arrives on the", 12, "start", "normal", "#444444")
     text(20, 67, "other&#8217;s id (bar.arrive) without waiting: the arrows. Then S lands, its row maxima run under its own P&#183;V (light grey sliver), P&#183;V lands, the exponentials", 12, "start", "normal", "#444444")

@@ -307,13 +307,14 @@ for ch in "$@"; do
     else result FAIL "ptx: $ch: $with_ptx of $generic generic objects carry PTX, $hopper_ok of $hopper sm_90a objects as built for sm_90a alone"; fi
 done
 
-# The lessons' figures are drawn by NN_topic/figures.sh: regenerated in a copy of the chapter,
-# they must equal the committed figures/*.svg (a figure that drifted from its script, or a
-# script that no longer runs, fails here).
+# The lessons' figures are drawn by NN_topic/figures.sh: regenerated in a copy of the chapter
+# (with common/svg.awk, the helpers they share), they must equal the committed figures/*.svg (a
+# figure that drifted from its script, or a script that no longer runs, fails here).
 for ch in "$@"; do
     [ -f "$ch/figures.sh" ] || continue
     tmp=$(mktemp -d)
     cp -r "$ch" "$tmp/"
+    mkdir -p "$tmp/common" && cp common/svg.awk "$tmp/common/"
     rm -rf "$tmp/$ch/figures"
     if ! bash "$tmp/$ch/figures.sh" >/dev/null 2>"$tmp/err"; then
         result FAIL "figures: $ch/figures.sh failed: $(tail -n 1 "$tmp/err")"
