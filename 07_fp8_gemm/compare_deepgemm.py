@@ -54,7 +54,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "common"))
 from torch_bench import (EXIT_NO_GPU, EXIT_OK, EXIT_USAGE, EXIT_WRONG, Timer,  # noqa: E402
-                         count, fmt_num, gpu_line, md_row, md_rule, one_line, write_outputs)
+                         add_run_args, fmt_num, gpu_line, md_row, md_rule, one_line, write_outputs)
 
 COLUMNS = ["mxnxk", "kernel", "dtype", "time (us)", "TFLOPS", "x cuBLASLt", "rel err", "status"]
 RIGHT = {"mxnxk", "time (us)", "TFLOPS", "x cuBLASLt", "rel err"}
@@ -96,14 +96,7 @@ def parse_args(argv):
                    help="the chapter binary (default build/bin/07_fp8_gemm)")
     p.add_argument("--no-chapter", action="store_true",
                    help="do not run the chapter binary (no final_block or cuBLASLt rows)")
-    p.add_argument("--iters", type=count(1, 100000), default=20,
-                   help="timed launches per row, median reported (default 20)")
-    p.add_argument("--warmup", type=count(0, 1000), default=3,
-                   help="untimed launches first (default 3)")
-    p.add_argument("--seed", type=count(0, 2 ** 63 - 1), default=None,
-                   help="seed of the inputs (default: drawn, and printed)")
-    p.add_argument("--save", metavar="PATH",
-                   help="also write PATH.md and PATH.csv (directories are created)")
+    add_run_args(p)
     a = p.parse_args(argv)
     if a.quick:
         a.shapes = shape_list(QUICK)

@@ -50,7 +50,7 @@ import sys
 import warnings
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from torch_bench import (EXIT_NO_GPU, EXIT_OK, EXIT_WRONG, Timer, count,  # noqa: E402
+from torch_bench import (EXIT_NO_GPU, EXIT_OK, EXIT_WRONG, Timer, add_run_args,  # noqa: E402
                          cuda_driver_api, driver_version, fmt_num, gpu_line, md_row, md_rule,
                          one_line, write_outputs)
 
@@ -128,15 +128,8 @@ def parse_args(argv):
                    default=DTYPES, metavar="fp16,bf16", help="input types (default both)")
     p.add_argument("--backend", type=choice_list(BACKENDS), default=BACKENDS,
                    metavar="flash,cudnn,efficient", help="SDPA backends (default all three)")
-    p.add_argument("--iters", type=count(1, 100000), default=20,
-                   help="timed launches per row, median reported (default 20)")
-    p.add_argument("--warmup", type=count(0, 1000), default=3,
-                   help="untimed launches first (default 3)")
-    p.add_argument("--seed", type=count(0, 2 ** 63 - 1), default=None,
-                   help="seed of the inputs (default: drawn, and printed)")
     p.add_argument("--no-check", action="store_true", help="skip the correctness spot check")
-    p.add_argument("--save", metavar="PATH",
-                   help="also write PATH.md and PATH.csv (directories are created)")
+    add_run_args(p)
     a = p.parse_args(argv)
     a.shapes = QUICK_BHN if a.quick else BENCH_BHN
     return a

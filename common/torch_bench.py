@@ -34,6 +34,18 @@ def count(lo, hi):
     return parse
 
 
+def add_run_args(p):
+    """The options every comparison script takes, as the chapter binaries name them."""
+    p.add_argument("--iters", type=count(1, 100000), default=20,
+                   help="timed launches per row, median reported (default 20)")
+    p.add_argument("--warmup", type=count(0, 1000), default=3,
+                   help="untimed launches first (default 3)")
+    p.add_argument("--seed", type=count(0, 2 ** 63 - 1), default=None,
+                   help="seed of the inputs (default: drawn, and printed)")
+    p.add_argument("--save", metavar="PATH",
+                   help="also write PATH.md and PATH.csv (directories are created)")
+
+
 # ---- numbers and tables ------------------------------------------------------------------------
 
 def fmt_num(v):
