@@ -17,7 +17,7 @@
 #                   store, for the 128 x 128 tile in a cluster of two
 #
 # The sizes are the code's, read from it below (a changed constant changes the figure):
-# common/gemm_ref.h (the scale layouts), kernels/05_final_sm90a.cu (tile, K tile, ring depth,
+# common/gemm_ref.h (the scale layouts), kernels/09_final_sm90a.cu (tile, K tile, ring depth,
 # warpgroups, registers, barrier counts, the store's thread) and gemm07_sm90a.cuh (the TMA box
 # of A's scales). A value the script cannot find stops it (make test then fails).
 set -euo pipefail
@@ -27,7 +27,7 @@ mkdir -p figures
 # common/ from the repository root (where make test runs this, on a copy of the chapter) or above
 REF=$from/common/gemm_ref.h
 [ -f "$REF" ] || REF=../common/gemm_ref.h
-FINAL=kernels/05_final_sm90a.cu
+FINAL=kernels/09_final_sm90a.cu
 SCALEMAP=gemm07_sm90a.cuh
 
 need() { # name value: stop when a constant was not found
@@ -44,7 +44,7 @@ IDX_B=$(awk '/gemm_ref_scale_b_index\(long K/ { getline; sub(/^ *return /, ""); 
 need "scale_a's index" "$IDX_A"
 need "scale_b's index" "$IDX_B"
 
-# --- kernels/05_final_sm90a.cu ---
+# --- kernels/09_final_sm90a.cu ---
 define() { awk -v n="$1" '$1 == "#define" && $2 == n { print $3 }' "$FINAL"; }
 BN=$(define BN)
 BK=$(define BK)

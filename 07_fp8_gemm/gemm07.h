@@ -70,7 +70,7 @@ QUANT07_HD float quant07_inverse(float scale) { return 1.0f / scale; }
  * type): kernels/02_tensor_scaled_sm90a.cu (per-tensor scales, wgmma on e4m3),
  * 03_promoted_sm90a.cu (each K tile's sum promoted into fp32 registers) and
  * 04_block_scaled_sm90a.cu (A's 1 x 128 and B's 128 x 128 scales applied at promotion) and
- * 05_final_sm90a.cu (both scalings, persistent clusters, the TMA-store epilogue). */
+ * 09_final_sm90a.cu (both scalings, persistent clusters, the TMA-store epilogue). */
 #define GEMM07_LAUNCHERS(p)                                                                        \
     int p##gemm07_tensor_scaled(const e4m3_t *A, const e4m3_t *B, const float *scale_a,          \
                                 const float *scale_b, bf16_t *D, int M, int N, int K,             \

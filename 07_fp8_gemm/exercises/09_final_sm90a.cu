@@ -1,4 +1,4 @@
-/* Exercise 5 — the final FP8 kernels, per tensor and block-scaled: your stages 3 and 4 inside
+/* Exercise 9 — the final FP8 kernels, per tensor and block-scaled: your stages 3 and 4 inside
  * chapter 06's stage 8 machinery, then tuned for FP8's short wgmma.
  *
  * A project: build it in milestones that follow the subsections of the README's stage 5, in
@@ -40,7 +40,7 @@
  * Optional, in the reference but not in these milestones: the 256 x 128 tile (two bands per
  * consumer), the 128 x 144 per-tensor tile, the K split for few tiles (its workspace and merge),
  * the environment variables that force a tile, cluster or split (for the tests), and the tile
- * rule's measured rates. Read kernels/05_final_sm90a.cu after each milestone, not before.
+ * rule's measured rates. Read kernels/09_final_sm90a.cu after each milestone, not before.
  *
  * Check it:  make check-07 ARGS="--kernel ex_final_tensor --kernel ex_final_block" */
 #include "stage.h"

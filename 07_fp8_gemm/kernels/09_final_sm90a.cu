@@ -1,4 +1,4 @@
-/* Stage 5 — the final FP8 kernels: stages 3 and 4 with chapter 06's persistent, clustered,
+/* Stage 9 — the final FP8 kernels: stages 3 and 4 with chapter 06's persistent, clustered,
  * TMA-store machinery, per tensor and block-scaled, with a tile per size.
  *
  * What changes from stages 3 and 4 (both promote every K tile into fp32 registers; this stage
