@@ -77,15 +77,19 @@
  * many as fit (at most 8) beside the scales of their A rows (block scaling: 64 * CONS floats per
  * slot, in a region of their own after the ring) and the staging (two 8 KiB boxes per
  * consumer, 1024-aligned for the TMA store's swizzle). */
-template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, int COLS = BN> struct final07_shape {
+template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, int COLS = BN, bool SHARE_A = false>
+struct final07_shape {
     static constexpr int bm = 64 * CONS * WAVES, threads = 128 * (1 + CONS);
     /* setmaxnreg: 72 x 3 registers of sums and accumulators at 144 columns need 240 */
     static constexpr int producer_regs = COLS > 128 ? 24 : 40;
     static constexpr int consumer_regs = COLS > 128 ? 240 : 232;
     static constexpr int a_bytes = bm * BK, b_half_bytes = COLS / CL * BK;
+    static constexpr int a_half_bytes = bm / CL * BK; /* SHARE_A: each block's part of A */
     static constexpr int slot_bytes = (bm + COLS) * BK;
     static constexpr int scale_bytes = BLOCK ? bm * 4 : 0;
-    static constexpr int staging_bytes = 2 * 8192 + (COLS > 128 ? 2048 : 0); /* + the tail's */
+    static constexpr int band_staging = 2 * 8192 + (COLS > 128 ? 2048 : 0); /* + the tail's */
+    /* SHARE_A (two bands a consumer, handed off together): a band's boxes each */
+    static constexpr int staging_bytes = (SHARE_A ? WAVES : 1) * band_staging;
     static constexpr int budget = 227 * 1024 - 2048; /* the opt-in limit less static smem, rounded */
     static constexpr int fit = (budget - CONS * staging_bytes - 1024) / (slot_bytes + scale_bytes);
     static constexpr int depth = fit < 8 ? fit : 8;
@@ -123,8 +127,8 @@ static __host__ __device__ __forceinline__ int split_end(int k_tiles, int ways, 
  * tile row, M <= 64: a second block there would only load half of B for its partner, its own
  * band past M, so every cluster would tie up two SMs for one tile's math; alone, each block
  * loads all of B's tile and every SM computes). */
-template <bool BLOCK, int CONS, int WAVES, int CL, bool SPLIT, int COLS>
-static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, COLS>::threads, 1)
+template <bool BLOCK, int CONS, int WAVES, int CL, bool SPLIT, int COLS, bool SHARE_A>
+static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, COLS, SHARE_A>::threads, 1)
     final07_kernel(const __grid_constant__ CUtensorMap map_a,
                    const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_sa,
@@ -132,8 +136,13 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                    const __grid_constant__ CUtensorMap map_dt, bf16_t *__restrict__ D, int M, int N,
                    int K, const float *__restrict__ scale_a, const float *__restrict__ scale_b,
                    const gemm06_tiles pairs, const int tma_store, const final07_split split) {
-    using S = final07_shape<BLOCK, CONS, WAVES, CL, COLS>;
+    using S = final07_shape<BLOCK, CONS, WAVES, CL, COLS, SHARE_A>;
     static_assert(COLS == BN || (!BLOCK && !SPLIT && WAVES == 1), "128 x 144: per tensor");
+    static_assert(!SHARE_A || (CL == 2 && COLS == BN && !SPLIT), "A shared: pairs of 128 columns");
+    /* A pair's tile (pm, tn) as this block's first row and column: SHARE_A, the two blocks side
+     * by side along N sharing A; else stacked along M sharing B. */
+    auto row_of = [&](int pm, unsigned r) { return (SHARE_A ? pm : pm * CL + (int)r) * S::bm; };
+    auto col_of = [&](int tn, unsigned r) { return (SHARE_A ? tn * CL + (int)r : tn) * COLS; };
     constexpr int DEPTH = S::depth, BM = S::bm;
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) unsigned long long full[DEPTH], empty[DEPTH];
@@ -183,8 +192,9 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
      * on before it stages its next tile. The consumers pay neither the named barriers nor the
      * bulk groups' wait: a consumer of one band waited on both, and the tensor core with it,
      * its partner storing at the same moment. */
-    constexpr bool HANDOFF = WAVES == 1 && !SPLIT;
-    const bool handoff = HANDOFF && tma_store;
+    constexpr bool HANDOFF = !SPLIT && (WAVES == 1 || SHARE_A);
+    /* tma_store 2: stored by TMA, not handed off (an A/B; the 128 x 144 tile always hands off) */
+    const bool handoff = HANDOFF && (tma_store == 1 || (tma_store && COLS > BN));
     if (wg == 0) {
         setmaxnreg_dec<S::producer_regs>();
         if (handoff && threadIdx.x == 32) {
@@ -192,16 +202,20 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
             for (int u = cluster_id; u < n_units; u += clusters, p ^= 1) {
                 int pm, tn;
                 gemm06_tile_at(pairs, u, pm, tn);
-                const int m0 = (pm * CL + (int)rank) * BM;
+                const int m0 = row_of(pm, rank), n0 = col_of(tn, rank);
 #pragma unroll
                 for (int c = 0; c < CONS; c++) {
-                    const unsigned at = ring + S::staging_at + c * S::staging_bytes;
-                    const int row0 = m0 + 64 * c;
                     mbarrier_wait_parity(smem_addr(&staged[c]), p);
-                    tma_store_2d_if(&map_d, at, tn * COLS, row0, row0 < M);
-                    tma_store_2d_if(&map_d, at + 8192, tn * COLS + 64, row0, row0 < M);
-                    if (COLS > BN)
-                        tma_store_2d_if(&map_dt, at + 2 * 8192, tn * COLS + BN, row0, row0 < M);
+#pragma unroll
+                    for (int w = 0; w < WAVES; w++) { /* a consumer's bands, staged together */
+                        const unsigned at =
+                            ring + S::staging_at + c * S::staging_bytes + w * S::band_staging;
+                        const int row0 = m0 + 64 * (c * WAVES + w);
+                        tma_store_2d_if(&map_d, at, n0, row0, row0 < M);
+                        tma_store_2d_if(&map_d, at + 8192, n0 + 64, row0, row0 < M);
+                        if (COLS > BN)
+                            tma_store_2d_if(&map_dt, at + 2 * 8192, n0 + BN, row0, row0 < M);
+                    }
                     tma_store_commit();
                 }
                 tma_store_wait<0>();
@@ -214,7 +228,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
             for (int u = cluster_id; u < n_units; u += clusters) {
                 int pm, tn;
                 gemm06_tile_at(pairs, u / ways, pm, tn);
-                const int m0 = (pm * CL + (int)rank) * BM;
+                const int m0 = row_of(pm, rank), n0 = col_of(tn, rank);
                 const int t1 = split_end(k_tiles, ways, u % ways);
                 for (int t = split_end(k_tiles, ways, u % ways - 1); t < t1;
                      t++, it++) {
@@ -222,13 +236,19 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                     const unsigned a = ring + s * S::slot_bytes, bar = smem_addr(&full[s]);
                     mbarrier_wait_parity(smem_addr(&empty[s]), ((it / DEPTH) & 1) ^ 1);
                     mbarrier_arrive_expect_tx(bar, expect);
-                    tma_load_2d(a, &map_a, bar, t * BK, m0);
-                    if constexpr (CL == 1)
-                        tma_load_2d(a + S::a_bytes, &map_b, bar, t * BK, tn * COLS);
-                    else
+                    if constexpr (SHARE_A) { /* half of A each, multicast; all of B's own tile */
+                        tma_load_2d_multicast(a + rank * S::a_half_bytes, &map_a, bar, t * BK,
+                                              m0 + (int)rank * (BM / CL), (1u << CL) - 1);
+                        tma_load_2d(a + S::a_bytes, &map_b, bar, t * BK, n0);
+                    } else if constexpr (CL == 1) {
+                        tma_load_2d(a, &map_a, bar, t * BK, m0);
+                        tma_load_2d(a + S::a_bytes, &map_b, bar, t * BK, n0);
+                    } else {
+                        tma_load_2d(a, &map_a, bar, t * BK, m0);
                         tma_load_2d_multicast(a + S::a_bytes + rank * S::b_half_bytes, &map_b,
-                                              bar, t * BK, tn * COLS + (int)rank * (COLS / CL),
+                                              bar, t * BK, n0 + (int)rank * (COLS / CL),
                                               (1u << CL) - 1);
+                    }
                     if (BLOCK)
                         tma_load_2d(ring + S::scales_at + s * S::scale_bytes, &map_sa, bar, m0, t);
                 }
@@ -314,12 +334,15 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
          * the L2 flush of a timed launch not in L2 either, so a load at the unit's first
          * promotion waited ~1 us for DRAM, once a tile: a quarter of a 4-K-tile unit
          * (128 x 32768 x 512). The rest of a unit's scales are in that line or the next. */
+        /* B's 128-column block of a tile at column n0; SHARE_A: a partner block past N (its
+         * loads zero-filled, its stores clipped) reads the last block's scales, not past them */
+        auto b_column = [&](int n0) { return min(n0 / BN, (N - 1) / BN); };
         auto first_b_scale = [&](int v) {
             float b = 1.0f;
             if (BLOCK && v < n_units) {
                 int vm, vn;
                 gemm06_tile_at(pairs, v / ways, vm, vn);
-                b = __ldg(scale_b + (long)vn * k_tiles4 + split_end(k_tiles, ways, v % ways - 1));
+                b = __ldg(scale_b + (long)b_column(col_of(vn, rank)) * k_tiles4 + split_end(k_tiles, ways, v % ways - 1));
             }
             return b;
         };
@@ -405,8 +428,8 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                 finish(part, none_pending);
             }
         };
-        /* The unit's sums to D (its tile at row band0, column tn * COLS). */
-        auto store_unit = [&](int u, int band0, int tn) {
+        /* The unit's sums to D (its tile at row band0, column n0). */
+        auto store_unit = [&](int u, int band0, int n0) {
 #pragma unroll
             for (int w = 0; w < WAVES; w++) {
                 if (!BLOCK) {
@@ -417,25 +440,28 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                 if (row0 >= M && !handoff) continue; /* uniform over the block's consumer */
                 if (ways > 1) { /* a K split: the last piece of the tile stores it */
                     if (merge_pieces(sum[w], u, w))
-                        store_fragment<COLS, bf16_t>(sum[w], D, M, N, row0, tn * COLS);
+                        store_fragment<COLS, bf16_t>(sum[w], D, M, N, row0, n0);
                     continue;
                 }
                 if (!tma_store) {
-                    store_fragment<COLS, bf16_t>(sum[w], D, M, N, row0, tn * COLS);
+                    store_fragment<COLS, bf16_t>(sum[w], D, M, N, row0, n0);
                     continue;
                 }
-                if constexpr (HANDOFF) { /* stage, fence, hand over (row0 >= M: not stored) */
+                if (HANDOFF && handoff) { /* stage, fence, hand over (row0 >= M: not stored) */
                     /* boxes: here the count of hand-offs, whose parity the barriers' phase is */
                     const float(&body)[BN / 2] = reinterpret_cast<const float(&)[BN / 2]>(sum[w]);
-                    mbarrier_wait_parity(smem_addr(&unstaged[c]), (boxes & 1) ^ 1);
-                    stage_box<BN, bf16_t>(body, staging, 0);
-                    stage_box<BN, bf16_t>(body, staging + 8192, 1);
-                    if (COLS > BN) stage_tail<bf16_t>(sum[w] + BN / 2, staging + 2 * 8192);
-                    fence_proxy_async_shared();
-                    mbarrier_arrive(smem_addr(&staged[c]));
-                    boxes++;
-                } else {
-                    store_boxes<BN, bf16_t>(sum[w], &map_d, staging, boxes, row0, tn * COLS,
+                    const unsigned at = staging + w * S::band_staging;
+                    if (w == 0) mbarrier_wait_parity(smem_addr(&unstaged[c]), (boxes & 1) ^ 1);
+                    stage_box<BN, bf16_t>(body, at, 0);
+                    stage_box<BN, bf16_t>(body, at + 8192, 1);
+                    if (COLS > BN) stage_tail<bf16_t>(sum[w] + BN / 2, at + 2 * 8192);
+                    if (w == WAVES - 1) {
+                        fence_proxy_async_shared();
+                        mbarrier_arrive(smem_addr(&staged[c]));
+                        boxes++;
+                    }
+                } else if constexpr (COLS == BN) {
+                    store_boxes<BN, bf16_t>(sum[w], &map_d, staging, boxes, row0, n0,
                                             1 + c, stores);
                 }
             }
@@ -443,18 +469,18 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
         /* unit u: its tile (pm, tn), first row, K tiles t0 .. t0 + kt - 1 (all of them unless
          * split), and B's scales from its first */
         struct unit_at {
-            int tn, m0, t0, kt;
+            int n0, m0, t0, kt;
         };
         auto begin_unit = [&](int u) {
             unit_at a;
-            int pm;
-            gemm06_tile_at(pairs, u / ways, pm, a.tn);
-            a.m0 = (pm * CL + (int)rank) * BM;
+            int pm, tn;
+            gemm06_tile_at(pairs, u / ways, pm, tn);
+            a.m0 = row_of(pm, rank), a.n0 = col_of(tn, rank);
             a.t0 = split_end(k_tiles, ways, u % ways - 1);
             a.kt = split_end(k_tiles, ways, u % ways) - a.t0;
             b_ahead = b_first;
             b_first = first_b_scale(u + clusters);
-            b_next = scale_b + (long)a.tn * k_tiles4 + a.t0 + 1;
+            b_next = scale_b + (long)b_column(a.n0) * k_tiles4 + a.t0 + 1;
 #pragma unroll
             for (int w = 0; w < WAVES; w++)
 #pragma unroll
@@ -481,14 +507,14 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                     const int s = slot;
                     const float b_scale = b_ahead;
                     if (BLOCK && band0 < M && t + 1 < a.t0 + a.kt) b_ahead = __ldg(b_at);
-                    mbarrier_wait_parity(full0 + 8 * s, phase);
+                    wait_full(s, phase);
 #pragma unroll
                     for (int w = 0; w < WAVES; w++) {
                         if (band0 + 64 * w >= M) continue;
                         const int band = c * WAVES + w;
-                        issue(part, s, band);
-                        float f0, f1;
+                        float f0, f1; /* read before the wgmmas: in flight while they run */
                         factors(s, band, b_scale, f0, f1);
+                        issue(part, s, band);
                         wgmma_wait_group<0>();
                         wgmma_fence_operands(part);
                         if (w == WAVES - 1) release(s);
@@ -497,7 +523,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                     if (band0 + 64 * (WAVES - 1) >= M) release(s); /* the last band skipped */
                 }
             }
-            store_unit(u, band0, a.tn);
+            store_unit(u, band0, a.n0);
         }
         if (stores && tma_store && !handoff) tma_store_wait<0>();
     }
@@ -556,12 +582,24 @@ static bool reserve_split(size_t float4s, size_t counters) {
     return true;
 }
 
-template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, bool SPLIT = false, int COLS = BN>
+/* GEMM07_HANDOFF=0: the consumers store their own boxes (A/B of the hand-off; read once) */
+static bool handoff_env() {
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("GEMM07_HANDOFF");
+        on = !(e && !strcmp(e, "0"));
+    }
+    return on;
+}
+
+template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, bool SPLIT = false, int COLS = BN,
+          bool SHARE_A = false>
 static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                           const float *scale_b, bf16_t *D, int M, int N, int K,
                           cudaStream_t stream) {
-    using S = final07_shape<BLOCK, CONS, WAVES, CL, COLS>;
-    const long rows = (blocks_for(M, S::bm) + CL - 1) / CL, cols = blocks_for(N, COLS);
+    using S = final07_shape<BLOCK, CONS, WAVES, CL, COLS, SHARE_A>;
+    const long rows = SHARE_A ? blocks_for(M, S::bm) : (blocks_for(M, S::bm) + CL - 1) / CL;
+    const long cols = SHARE_A ? (blocks_for(N, COLS) + CL - 1) / CL : blocks_for(N, COLS);
     if (rows > 65535 || cols > 65535 || rows * cols > 0x7fffffffL)
         return launch_unsupported("more than 65535 tile rows or columns");
     if (BLOCK && M % 4)
@@ -569,7 +607,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     /* The split decided first: without one, the kernel without the split's code takes over
      * before anything is encoded here. */
     launch_cfg cfg = {dim3(CL), dim3(S::threads), (size_t)S::smem, CL, stream};
-    const void *kernel = (const void *)final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT, COLS>;
+    const void *kernel = (const void *)final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT, COLS, SHARE_A>;
     static int resident; /* per instantiation */
     if (!resident) resident = launch_resident_clusters(kernel, &cfg);
     final07_split split = {1, NULL, NULL};
@@ -587,7 +625,8 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     }
     char err[256];
     const gemm06_maps *maps =
-        gemm06_maps_for_type(A, B, TMAP_U8, M, N, K, S::bm, COLS / CL, err, sizeof err);
+        gemm06_maps_for_type(A, B, TMAP_U8, M, N, K, SHARE_A ? S::bm / CL : S::bm,
+                             SHARE_A ? COLS : COLS / CL, err, sizeof err);
     if (!maps) return launch_unsupported("%s", err);
     static const CUtensorMap unused = {};
     const CUtensorMap *map_sa = &unused;
@@ -607,9 +646,9 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     if (resident > 0)
         cfg.grid =
             dim3((unsigned)(CL * launch_balanced_grid(rows * cols * split.ways, resident)));
-    return launch_kernel(final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT, COLS>, cfg, maps->map_a,
+    return launch_kernel(final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT, COLS, SHARE_A>, cfg, maps->map_a,
                          maps->map_b, *map_sa, map_d ? *map_d : unused, *map_dt, D, M, N, K,
-                         scale_a, scale_b, pairs, map_d != NULL, split);
+                         scale_a, scale_b, pairs, map_d == NULL ? 0 : handoff_env() ? 1 : 2, split);
 }
 
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
@@ -619,7 +658,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
  * never be picked. Per tensor, 128 x 144 (wider_144) may then replace 128 x 128.
  * GEMM07_FINAL_TILE=256x128, 128x128, 64x128 or 128x144 (per tensor) forces one (read once);
  * any other value is refused. */
-enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_BAD = 0 };
+enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_256A = 6, TILE_BAD = 0 };
 
 /* A tile's cluster: 1 block when C has one row of such tiles (the kernel's comment on CL), else
  * 2; for the 64 x 128 tile, and block-scaled for the 128 x 128 one. The 64 x 128 tile, measured
@@ -669,6 +708,7 @@ static int pick_tile(bool block, int M, int N) {
                  : !strcmp(e, "128x128") ? TILE_128
                  : !strcmp(e, "64x128")  ? TILE_64
                  : !strcmp(e, "128x144") ? TILE_144
+                 : !strcmp(e, "256x128a") ? TILE_256A
                                          : TILE_BAD;
     }
     if (forced != 4) return forced;
@@ -710,6 +750,9 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                    ? launch_final07<BLOCK, 2, 1, 1>(A, B, scale_a, scale_b, D, M, N, K, stream)
                    : launch_final07<BLOCK, 2, 1>(A, B, scale_a, scale_b, D, M, N, K, stream);
     case TILE_256: return launch_final07<BLOCK, 2, 2>(A, B, scale_a, scale_b, D, M, N, K, stream);
+    case TILE_256A:
+        return launch_final07<BLOCK, 2, 2, CLUSTER, false, BN, true>(A, B, scale_a, scale_b, D, M,
+                                                                     N, K, stream);
     case TILE_144:
         if constexpr (BLOCK) return launch_unsupported("the 128x144 tile is per tensor only");
         else
