@@ -360,6 +360,11 @@ static const row_entry GEMM_ROWS[] = {
              V_BLOCK, gemm07_block_scaled, "block_scaled_kernel",
              "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG SYNCS USETMAXREG FFMA", m_in_4s,
              GEMM07_SMEM_BLOCK_SCALED),
+    GEMM_ROW("overlapped",
+             "5: two accumulators in turn: K tile t+1 issued before tile t is promoted",
+             V_BLOCK, gemm07_overlapped, "overlapped_kernel",
+             "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG SYNCS USETMAXREG FFMA", m_in_4s,
+             GEMM07_SMEM_OVERLAPPED),
     GEMM_ROW("final_tensor",
              "9: persistent, 2-CTA clusters sharing B, two accumulators in turn, TMA-store epilogue; per tensor",
              V_TENSOR, gemm07_final_tensor, "final07_kernelILb0E",
@@ -625,7 +630,8 @@ int main(int argc, char **argv) {
             "made from bf16 by table 1's kernels), D bf16, fp32 accumulation; per-tensor and\n"
             "block scales (A 1x128, B 128x128), checked against the exact product (fp64) and\n"
             "timed against cuBLASLt and the bf16 product of the unquantized inputs (cuBLAS).\n"
-            "Stages 2-5: per tensor, promoted, block scales, final.",
+            "Stages 2-9: per tensor, promoted, block scales, overlapped, persistent, handoff,\n"
+            "lean, final.",
         .ndims = 3,
         .dim_names = {"m", "n", "k"},
         .dim_help = {"rows of A and D (default 4096)", "rows of B, columns of D (default 4096)",

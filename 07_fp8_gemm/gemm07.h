@@ -69,8 +69,10 @@ QUANT07_HD float quant07_inverse(float scale) { return 1.0f / scale; }
  * (the signature of gemm_ref_e4m3_tn_tensor / _block, so a stage and the library share a row
  * type): kernels/02_tensor_scaled_sm90a.cu (per-tensor scales, wgmma on e4m3),
  * 03_promoted_sm90a.cu (each K tile's sum promoted into fp32 registers) and
- * 04_block_scaled_sm90a.cu (A's 1 x 128 and B's 128 x 128 scales applied at promotion) and
- * 09_final_sm90a.cu (both scalings, persistent clusters, the TMA-store epilogue). */
+ * 04_block_scaled_sm90a.cu (A's 1 x 128 and B's 128 x 128 scales applied at promotion),
+ * 05_overlapped_sm90a.cu (two accumulators in turn: K tile t + 1 issued before tile t is
+ * promoted) and 09_final_sm90a.cu (both scalings, persistent clusters, the TMA-store
+ * epilogue). */
 #define GEMM07_LAUNCHERS(p)                                                                        \
     int p##gemm07_tensor_scaled(const e4m3_t *A, const e4m3_t *B, const float *scale_a,          \
                                 const float *scale_b, bf16_t *D, int M, int N, int K,             \
@@ -81,6 +83,9 @@ QUANT07_HD float quant07_inverse(float scale) { return 1.0f / scale; }
     int p##gemm07_block_scaled(const e4m3_t *A, const e4m3_t *B, const float *scale_a,           \
                                const float *scale_b, bf16_t *D, int M, int N, int K,              \
                                cudaStream_t stream);                                               \
+    int p##gemm07_overlapped(const e4m3_t *A, const e4m3_t *B, const float *scale_a,             \
+                             const float *scale_b, bf16_t *D, int M, int N, int K,                \
+                             cudaStream_t stream);                                                 \
     int p##gemm07_final_tensor(const e4m3_t *A, const e4m3_t *B, const float *scale_a,           \
                                const float *scale_b, bf16_t *D, int M, int N, int K,              \
                                cudaStream_t stream);                                               \
@@ -95,7 +100,9 @@ QUANT07_HD float quant07_inverse(float scale) { return 1.0f / scale; }
 #define GEMM07_SMEM_PROMOTED (6 * (128 + 128) * 128 + 1024)      /* 6 slots, 128 x 128 tile */
 /* Stage 4: stage 3's slots, each with the 128 fp32 scales of its A rows beside it. */
 #define GEMM07_SMEM_BLOCK_SCALED (6 * ((128 + 128) * 128 + 128 * 4) + 1024)
-/* Stage 5 at its largest (per tensor, 128 x 128 tiles): 6 slots and two 8 KiB staging boxes per
+/* Stage 5: stage 4's (the second accumulator is registers, not shared memory). */
+#define GEMM07_SMEM_OVERLAPPED GEMM07_SMEM_BLOCK_SCALED
+/* Stage 9 at its largest (per tensor, 128 x 128 tiles): 6 slots and two 8 KiB staging boxes per
  * consumer, as chapter 06's stage 8; the other configurations need less. */
 #define GEMM07_SMEM_FINAL (6 * (128 + 128) * 128 + 2 * 2 * 8192 + 1024)
 
