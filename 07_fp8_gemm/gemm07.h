@@ -68,11 +68,13 @@ QUANT07_HD float quant07_inverse(float scale) { return 1.0f / scale; }
  *                     const float *scale_b, bf16_t *D, int M, int N, int K, cudaStream_t stream);
  * (the signature of gemm_ref_e4m3_tn_tensor / _block, so a stage and the library share a row
  * type): kernels/02_tensor_scaled_sm90a.cu (per-tensor scales, wgmma on e4m3),
- * 03_promoted_sm90a.cu (each K tile's sum promoted into fp32 registers) and
+ * 03_promoted_sm90a.cu (each K tile's sum promoted into fp32 registers),
  * 04_block_scaled_sm90a.cu (A's 1 x 128 and B's 128 x 128 scales applied at promotion),
  * 05_overlapped_sm90a.cu (two accumulators in turn: K tile t + 1 issued before tile t is
- * promoted) and 09_final_sm90a.cu (both scalings, persistent clusters, the TMA-store
- * epilogue). */
+ * promoted), 06_persistent_sm90a.cu (block-scaled from here to stage 8: persistent 2-block
+ * clusters sharing B), 07_handoff_sm90a.cu (the epilogue through shared memory, stored by a
+ * producer thread), 08_lean_sm90a.cu (a lean K loop) and 09_final_sm90a.cu (both scalings, a
+ * tile per size). */
 #define GEMM07_LAUNCHERS(p)                                                                        \
     int p##gemm07_tensor_scaled(const e4m3_t *A, const e4m3_t *B, const float *scale_a,          \
                                 const float *scale_b, bf16_t *D, int M, int N, int K,             \
@@ -86,6 +88,15 @@ QUANT07_HD float quant07_inverse(float scale) { return 1.0f / scale; }
     int p##gemm07_overlapped(const e4m3_t *A, const e4m3_t *B, const float *scale_a,             \
                              const float *scale_b, bf16_t *D, int M, int N, int K,                \
                              cudaStream_t stream);                                                 \
+    int p##gemm07_persistent(const e4m3_t *A, const e4m3_t *B, const float *scale_a,             \
+                             const float *scale_b, bf16_t *D, int M, int N, int K,                \
+                             cudaStream_t stream);                                                 \
+    int p##gemm07_handoff(const e4m3_t *A, const e4m3_t *B, const float *scale_a,                \
+                          const float *scale_b, bf16_t *D, int M, int N, int K,                   \
+                          cudaStream_t stream);                                                    \
+    int p##gemm07_lean(const e4m3_t *A, const e4m3_t *B, const float *scale_a,                   \
+                       const float *scale_b, bf16_t *D, int M, int N, int K,                      \
+                       cudaStream_t stream);                                                       \
     int p##gemm07_final_tensor(const e4m3_t *A, const e4m3_t *B, const float *scale_a,           \
                                const float *scale_b, bf16_t *D, int M, int N, int K,              \
                                cudaStream_t stream);                                               \
@@ -102,6 +113,12 @@ QUANT07_HD float quant07_inverse(float scale) { return 1.0f / scale; }
 #define GEMM07_SMEM_BLOCK_SCALED (6 * ((128 + 128) * 128 + 128 * 4) + 1024)
 /* Stage 5: stage 4's (the second accumulator is registers, not shared memory). */
 #define GEMM07_SMEM_OVERLAPPED GEMM07_SMEM_BLOCK_SCALED
+/* Stage 6: stage 4's 6 slots with their scales (the epilogue still from registers). */
+#define GEMM07_SMEM_PERSISTENT (6 * ((128 + 128) * 128 + 128 * 4) + 1024)
+/* Stages 7 and 8: two 8 KiB staging boxes per consumer take a slot's room: 5 slots, A's scales
+ * of the 5 in 3 KiB after them (the boxes start on a 1024-byte boundary). */
+#define GEMM07_SMEM_HANDOFF (5 * (128 + 128) * 128 + 3 * 1024 + 2 * 2 * 8192 + 1024)
+#define GEMM07_SMEM_LEAN GEMM07_SMEM_HANDOFF
 /* Stage 9 at its largest (per tensor, 128 x 128 tiles): 6 slots and two 8 KiB staging boxes per
  * consumer, as chapter 06's stage 8; the other configurations need less. */
 #define GEMM07_SMEM_FINAL (6 * (128 + 128) * 128 + 2 * 2 * 8192 + 1024)

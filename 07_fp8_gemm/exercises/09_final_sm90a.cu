@@ -1,46 +1,36 @@
-/* Exercise 9 — the final FP8 kernels, per tensor and block-scaled: your stages 3 and 4 inside
- * chapter 06's stage 8 machinery, then tuned for FP8's short wgmma.
+/* Exercise 9 — a tile per size: your stage 8 with a second tile, 64 x 128, for the shapes whose
+ * tiles leave SMs idle, and per-tensor scales beside the block scales.
  *
- * A project: build it in milestones that follow the subsections of the README's stage 5, in
- * order. Each is a contract; the check below passes after every one (keep it passing); make run-07
- * ARGS="--kernel final_tensor --kernel ex_final_tensor" shows what each bought.
+ * The idea: a persistent grid is as fast as its busiest cluster, and a tile is as fast as its
+ * busiest consumer. At M = 64 and 128 (the inference shapes) C has a single row of 128 x 128
+ * tiles: at M = 128 the second block of each pair, stacked along M, has no rows, and at M = 64
+ * one consumer of the cluster's four computes. A 64 x 128 tile (one consumer warpgroup) puts
+ * both blocks of a pair to work at M = 128, and its smaller slots make a deeper ring
+ * (64 x 7168 x 16384 block-scaled: 1.076x cuBLASLt against 0.768x for 128 x 128; NOTES.md,
+ * "Which tile"). Pick the tile per launch by its estimated time, as chapter 06's stage 8 does:
+ * the rounds of tiles the clusters need (a round is one tile on every cluster) times the
+ * tile's area over a rate you measure with it forced.
  *
- *  1. Persistent clusters sharing B. A grid of resident 2-block clusters (launch.cuh has the
- *     resident count and a balanced grid); each cluster walks the tiles in the grouped order
- *     (gemm06_sm90a.cuh), the two blocks on tiles stacked along M. Each block loads half of B's
- *     tile and multicasts it into both; so a slot is free only when the consumers of both blocks
- *     have released it, and no block may exit while a multicast of its partner's can still land.
- *     The ring's slot and phase run on across tiles.
- *  2. The epilogue through shared memory: each consumer's 64 x 128 bf16 rows staged in two
- *     swizzled 8 KiB boxes and stored by TMA (chapter 06's stages 7-8; reuse them); a box is
- *     rewritten only after its last store has read it.
- *  3. Two accumulators in turn: K tile t + 1 is issued into the other accumulator before tile t
- *     is promoted, so at most the newest group is in flight when you add. ptxas serializes the
- *     wgmmas (its warning C7518) if a C-level branch on a per-thread value sits between a wgmma
- *     and its wait: ptx/mbarrier.cuh has a wait with its spin inside the asm and a predicated
- *     remote arrive.
- *  4. Uniform registers: no R2UR in your K loop (cuobjdump -sass). ptxas cannot tell that
- *     threadIdx.x / 128 is the same for a whole warp; make it see that.
- *  5. A tile per size: at least 128 x 128 (two consumers) and 64 x 128 (one consumer, for M = 64
- *     and 128 and small grids), picked by the rounds of tiles the SMs need, weighted by a rate.
- *  6. A lean K loop: count your loop's SASS instructions a K tile, all but the promotion's 64
- *     adds (the 4 QGMMA included). Ours: 40.5 per tensor, 47.5 block-scaled (the 128 x 128 tile;
- *     make test prints them); before its diet, 72 and 87.5. Nothing in the loop should recompute
- *     what is the same every K tile.
- *  7. B's scale (block-scaled): never rebuilt from scale_b every K tile, and loaded a K tile before
- *     the promotion that uses it; a unit's first one during the unit before (after the bench's
- *     L2 flush it comes from DRAM).
- *  8. One tile row: where C has a single row of tiles, a partner block stacked along M has no
- *     rows to compute; run such tiles in clusters of one block.
- *  9. The store handed off: a consumer of one band only stages its boxes, fences them for the
- *     async proxy and signals an mbarrier of 128 arrivals; an idle thread of the producer
- *     warpgroup stores them by TMA, waits until they are read and signals back; the consumer
- *     waits for that signal only before staging its next tile.
+ * The contract:
+ *  - Two tiles: 128 x 128 (two consumers, stage 8's) and 64 x 128 (one consumer, 232
+ *    registers still: its sums and two accumulators), from one kernel template over the number
+ *    of consumers. The shared memory each needs sized from its own slots (the 64 x 128 slot is
+ *    24 KiB, so more of them fit, at most GEMM07_SMEM_FINAL in all).
+ *  - The pick: for each tile, ceil(tiles / clusters) x rows of the tile / rate; the smallest
+ *    wins. Rates in TFLOPS at 8192^3 with the tile forced (an environment variable read once,
+ *    so the tests can run every tile at every shape).
+ *  - Both scalings: ex_final_block (stage 8's scales) and ex_final_tensor, one scale each for
+ *    A and B (stage 3's: the promotion adds, the product of the two scales applied in the
+ *    epilogue), from the same kernel with a flag.
+ *  - Everything else as stage 8: its K loop's count (47.5 block-scaled) holds for the 128 x 128
+ *    tile; no LDL/STL; no serialized wgmmas.
  *
- * Optional, in the reference but not in these milestones: the 256 x 128 tile (two bands per
- * consumer), the 128 x 144 per-tensor tile, the K split for few tiles (its workspace and merge),
- * the environment variables that force a tile, cluster or split (for the tests), and the tile
- * rule's measured rates. Read kernels/09_final_sm90a.cu after each milestone, not before.
+ * Optional reading, in kernels/09_final_sm90a.cu beyond this exercise: the K split for few
+ * tiles (final07_split, split_ways, merge_pieces: a tile's K tiles on several clusters and
+ * the pieces' fp32 sums added by the last), blocks alone (clusters of one block where C has a
+ * single tile row: cluster_for), the per-tensor 128 x 144 tile (cuBLASLt's, wider_144), the
+ * 256 x 128 tile (two 64-row bands per consumer, one accumulator), and the README's
+ * subsections on the final kernel, each with what it measured.
  *
  * Check it:  make check-07 ARGS="--kernel ex_final_tensor --kernel ex_final_block" */
 #include "stage.h"

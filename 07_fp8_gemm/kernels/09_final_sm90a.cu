@@ -656,7 +656,8 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
  * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100). A rate of 0 would
  * never be picked. Per tensor, 128 x 144 (wider_144) may then replace 128 x 128.
- * GEMM07_FINAL_TILE=256x128, 128x128, 64x128 or 128x144 (per tensor) forces one (read once);
+ * GEMM07_FINAL_TILE=256x128 (B shared), 256x128a (A shared), 128x128, 64x128 or 128x144 (per
+ * tensor) forces one (read once);
  * any other value is refused. */
 enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_256A = 6, TILE_BAD = 0 };
 
@@ -699,7 +700,7 @@ static bool wider_144(int M, int N) {
     return r144 * 144.0 / 1429 < 0.975 * r128 * 128.0 / 1403;
 }
 
-static int pick_tile(bool block, int M, int N) {
+static int pick_tile(bool block, int M, int N, int K) {
     static int forced = -1;
     if (forced < 0) {
         const char *e = getenv("GEMM07_FINAL_TILE");
@@ -714,16 +715,23 @@ static int pick_tile(bool block, int M, int N) {
     if (forced != 4) return forced;
     const long cols = blocks_for(N, BN);
     static const int rows[3] = {64, 128, 256};
-    static const double rate[2][3] = {{1022, 1323, 1304}, {980, 1208, 1186}};
+    /* block-scaled, the 256 x 128 tile is the one sharing A (TILE_256A: pairs side by side
+     * along N), rated against the 128 x 128 tile by their ratio at 8192^3 in one session (H100,
+     * 2026-11-26: 1308 against 1276 TFLOPS); not below 8 K tiles, where its 3 slots fill and
+     * drain once a tile (4096 x 32768 x 512: 0.98x cuBLASLt against 1.03x) */
+    static const double rate[2][3] = {{1022, 1323, 1304}, {980, 1208, 1238}};
     int best = TILE_64;
     double best_cost = 0;
     for (int i = 0; i < 3; i++) {
         if (rate[block][i] <= 0) continue;
+        const bool share_a = block && i == 2;
+        if (share_a && (K + BK - 1) / BK < 8) continue;
         const int cl = i < 2 && cluster_for(block, M, rows[i]) == 1 ? 1 : CLUSTER;
         const long slots = launch_sms() / cl;
-        const long pairs = (blocks_for(M, rows[i]) + cl - 1) / cl * cols;
+        const long pairs = share_a ? blocks_for(M, rows[i]) * ((cols + 1) / 2)
+                                   : (blocks_for(M, rows[i]) + cl - 1) / cl * cols;
         const double cost = (double)((pairs + slots - 1) / slots) * rows[i] / rate[block][i];
-        if (i == 0 || cost < best_cost) best = i + 1, best_cost = cost;
+        if (i == 0 || cost < best_cost) best = share_a ? TILE_256A : i + 1, best_cost = cost;
     }
     return !block && best == TILE_128 && cluster_for(block, M, 128) == 2 && wider_144(M, N)
                ? TILE_144
@@ -734,7 +742,7 @@ template <bool BLOCK>
 static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
                          const float *scale_b, bf16_t *D, int M, int N, int K,
                          cudaStream_t stream) {
-    switch (pick_tile(BLOCK, M, N)) {
+    switch (pick_tile(BLOCK, M, N, K)) {
     case TILE_64:
         if (!cluster_for(BLOCK, M, 64))
             return launch_unsupported("GEMM07_FINAL_CLUSTER must be 1 or 2");
