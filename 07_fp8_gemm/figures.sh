@@ -64,9 +64,9 @@ need "the consumers of the 128 x 128 tile" "$CONS"
 PREGS=$(awk '/producer_regs = COLS > / { if (match($0, /: [0-9]+;/)) print substr($0, RSTART + 2, RLENGTH - 3) }' "$FINAL")
 CREGS=$(awk '/consumer_regs = COLS > / { if (match($0, /: [0-9]+;/)) print substr($0, RSTART + 2, RLENGTH - 3) }' "$FINAL")
 need "the producer's registers" "$PREGS"; need "the consumers' registers" "$CREGS"
-# the staging boxes: "staging_bytes = 2 * 8192 + ..."
-NBOX=$(awk '/staging_bytes = [0-9]+ \* [0-9]+/ { if (match($0, /= [0-9]+ \*/)) print substr($0, RSTART + 2, RLENGTH - 4) }' "$FINAL")
-BOXB=$(awk '/staging_bytes = [0-9]+ \* [0-9]+/ { if (match($0, /\* [0-9]+/)) print substr($0, RSTART + 2, RLENGTH - 2) }' "$FINAL")
+# the staging boxes of a band: "band_staging = 2 * 8192 + ..."
+NBOX=$(awk '/band_staging = [0-9]+ \* [0-9]+/ { if (match($0, /= [0-9]+ \*/)) print substr($0, RSTART + 2, RLENGTH - 4) }' "$FINAL")
+BOXB=$(awk '/band_staging = [0-9]+ \* [0-9]+/ { if (match($0, /\* [0-9]+/)) print substr($0, RSTART + 2, RLENGTH - 2) }' "$FINAL")
 need "the staging boxes" "$NBOX"; need "the staging box's bytes" "$BOXB"
 # the barriers' arrival counts and the store's thread
 EMPTY_CNT=$(grep -o 'mbarrier_init(smem_addr(&empty\[s\]), [^)]*)' "$FINAL" | sed 's/.*), //; s/)$//')
