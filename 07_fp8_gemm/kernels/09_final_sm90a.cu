@@ -193,8 +193,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
      * bulk groups' wait: a consumer of one band waited on both, and the tensor core with it,
      * its partner storing at the same moment. */
     constexpr bool HANDOFF = !SPLIT && (WAVES == 1 || SHARE_A);
-    /* tma_store 2: stored by TMA, not handed off (an A/B; the 128 x 144 tile always hands off) */
-    const bool handoff = HANDOFF && (tma_store == 1 || (tma_store && COLS > BN));
+    const bool handoff = HANDOFF && tma_store;
     if (wg == 0) {
         setmaxnreg_dec<S::producer_regs>();
         if (handoff && threadIdx.x == 32) {
@@ -447,7 +446,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                     store_fragment<COLS, bf16_t>(sum[w], D, M, N, row0, n0);
                     continue;
                 }
-                if (HANDOFF && handoff) { /* stage, fence, hand over (row0 >= M: not stored) */
+                if constexpr (HANDOFF) { /* stage, fence, hand over (row0 >= M: not stored) */
                     /* boxes: here the count of hand-offs, whose parity the barriers' phase is */
                     const float(&body)[BN / 2] = reinterpret_cast<const float(&)[BN / 2]>(sum[w]);
                     const unsigned at = staging + w * S::band_staging;
@@ -460,7 +459,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                         mbarrier_arrive(smem_addr(&staged[c]));
                         boxes++;
                     }
-                } else if constexpr (COLS == BN) {
+                } else {
                     store_boxes<BN, bf16_t>(sum[w], &map_d, staging, boxes, row0, n0,
                                             1 + c, stores);
                 }
@@ -507,14 +506,14 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                     const int s = slot;
                     const float b_scale = b_ahead;
                     if (BLOCK && band0 < M && t + 1 < a.t0 + a.kt) b_ahead = __ldg(b_at);
-                    wait_full(s, phase);
+                    mbarrier_wait_parity(full0 + 8 * s, phase);
 #pragma unroll
                     for (int w = 0; w < WAVES; w++) {
                         if (band0 + 64 * w >= M) continue;
                         const int band = c * WAVES + w;
-                        float f0, f1; /* read before the wgmmas: in flight while they run */
-                        factors(s, band, b_scale, f0, f1);
                         issue(part, s, band);
+                        float f0, f1;
+                        factors(s, band, b_scale, f0, f1);
                         wgmma_wait_group<0>();
                         wgmma_fence_operands(part);
                         if (w == WAVES - 1) release(s);
@@ -582,16 +581,6 @@ static bool reserve_split(size_t float4s, size_t counters) {
     return true;
 }
 
-/* GEMM07_HANDOFF=0: the consumers store their own boxes (A/B of the hand-off; read once) */
-static bool handoff_env() {
-    static int on = -1;
-    if (on < 0) {
-        const char *e = getenv("GEMM07_HANDOFF");
-        on = !(e && !strcmp(e, "0"));
-    }
-    return on;
-}
-
 template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, bool SPLIT = false, int COLS = BN,
           bool SHARE_A = false>
 static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
@@ -648,7 +637,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
             dim3((unsigned)(CL * launch_balanced_grid(rows * cols * split.ways, resident)));
     return launch_kernel(final07_kernel<BLOCK, CONS, WAVES, CL, SPLIT, COLS, SHARE_A>, cfg, maps->map_a,
                          maps->map_b, *map_sa, map_d ? *map_d : unused, *map_dt, D, M, N, K,
-                         scale_a, scale_b, pairs, map_d == NULL ? 0 : handoff_env() ? 1 : 2, split);
+                         scale_a, scale_b, pairs, map_d != NULL, split);
 }
 
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
@@ -718,7 +707,8 @@ static int pick_tile(bool block, int M, int N, int K) {
     /* block-scaled, the 256 x 128 tile is the one sharing A (TILE_256A: pairs side by side
      * along N), rated against the 128 x 128 tile by their ratio at 8192^3 in one session (H100,
      * 2026-11-26: 1308 against 1276 TFLOPS); not below 8 K tiles, where its 3 slots fill and
-     * drain once a tile (4096 x 32768 x 512: 0.98x cuBLASLt against 1.03x) */
+     * drain once a tile (4096 x 32768 x 512: 0.98x cuBLASLt against 1.03x), nor where its
+     * tiles fit in one round (2048^3: 0.934x against 0.953x) */
     static const double rate[2][3] = {{1022, 1323, 1304}, {980, 1208, 1238}};
     int best = TILE_64;
     double best_cost = 0;
@@ -730,6 +720,7 @@ static int pick_tile(bool block, int M, int N, int K) {
         const long slots = launch_sms() / cl;
         const long pairs = share_a ? blocks_for(M, rows[i]) * ((cols + 1) / 2)
                                    : (blocks_for(M, rows[i]) + cl - 1) / cl * cols;
+        if (share_a && pairs <= slots) continue;
         const double cost = (double)((pairs + slots - 1) / slots) * rows[i] / rate[block][i];
         if (i == 0 || cost < best_cost) best = share_a ? TILE_256A : i + 1, best_cost = cost;
     }
