@@ -15,6 +15,7 @@
  *   mbarrier_arrive_expect_tx  mbarrier.arrive.expect_tx    sm_90   SYNCS.ARRIVE.TRANS64
  *   mbarrier_expect_tx         mbarrier.expect_tx           sm_90   SYNCS.ARRIVE.TRANS64.RED.A0TR
  *   mbarrier_[try_]wait_parity mbarrier.try_wait.parity     sm_90   SYNCS.PHASECHK.TRANS64.TRYWAIT
+ *   mbarrier_wait_parity_sleep the same with a suspend-time hint       the same
  *   mbarrier_[try_]wait_parity_cluster  .acquire.cluster    sm_90   the same, then CCTL.IVALL
  *                              (acquire at cluster scope invalidates this SM's L1)
  *   mbarrier_arrive_cluster    mbarrier.arrive.release.cluster.shared::cluster   sm_90
@@ -102,6 +103,20 @@ __device__ __forceinline__ void mbarrier_wait_parity_in_asm(unsigned bar, unsign
                  "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
                  "@!p bra WAIT_%=; }" ::"r"(bar),
                  "r"(parity)
+                 : "memory");
+}
+
+/* mbarrier_wait_parity_in_asm with a suspend-time hint (try_wait's suspendTimeHint, in ns; the
+ * value CUTLASS's ClusterBarrier::wait passes): a try_wait that finds the phase incomplete may
+ * keep the warp suspended in hardware until the phase completes, up to that long, instead of
+ * failing at once and being issued again, so a waiting warp leaves its scheduler's issue slots
+ * to the warps that work. */
+__device__ __forceinline__ void mbarrier_wait_parity_sleep(unsigned bar, unsigned parity) {
+    asm volatile("{ .reg .pred p;\n\t"
+                 "WAIT_%=:\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1, %2;\n\t"
+                 "@!p bra WAIT_%=; }" ::"r"(bar),
+                 "r"(parity), "n"(10000000)
                  : "memory");
 }
 
