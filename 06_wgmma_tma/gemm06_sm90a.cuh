@@ -18,10 +18,7 @@
  * chapter 07, use the copy here):
  *   GEMM06_EXERCISE_TILE_ORDER  exercise 5: gemm06_tile_at, the order of a persistent grid's tiles
  *   GEMM06_EXERCISE_STAGING     exercise 7: stage_box, stage_fragment, stage_tail and store_boxes,
- *                               the fragment into shared memory for a TMA store
- *   GEMM06_EXERCISE_BOX_STORE   exercise 8: store_boxes, one box at a time through two buffers
- *                               (and launch.cuh's launch_balanced_grid, under
- *                               LAUNCH_EXERCISE_BALANCED_GRID) */
+ *                               the fragment into shared memory for a TMA store */
 #ifndef GEMM06_SM90A_CUH
 #define GEMM06_SM90A_CUH
 
@@ -153,7 +150,7 @@ static __device__ __forceinline__ void stage_tail(const float *r, unsigned tail)
 }
 #endif
 
-#if !defined(GEMM06_EXERCISE_STAGING) && !defined(GEMM06_EXERCISE_BOX_STORE)
+#ifndef GEMM06_EXERCISE_STAGING
 /* A consumer warpgroup's m64nBN fragment to C at (row0, col0) by TMA stores, one 64 x 64 box at
  * a time through two 8 KiB buffers at `staging` (stages 8 and chapter 07's stage 5), taken in
  * turn by a count of boxes that runs on across tiles (so that any number of boxes per tile

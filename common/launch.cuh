@@ -138,14 +138,12 @@ static inline int launch_sms(void) {
  * idle hand their share of the power budget to the others (chapter 06 stage 8: 64 clusters
  * instead of 66 ran 0.7% faster at 4096^3 and 1.2% at 8192^3 on an H100, in 06's sweeps;
  * chapter 08 stage 6: 128 blocks instead of 132 for 2048 units, 1% faster at 8 x 16 x 2048). */
-#ifndef LAUNCH_EXERCISE_BALANCED_GRID /* chapter 06's exercise 8 writes its own */
 static inline long launch_balanced_grid(long units, long resident) {
     if (units < 1) return 1;
     const long fit = units < resident ? units : resident;
     const long rounds = (units + fit - 1) / fit;
     return (units + rounds - 1) / rounds;
 }
-#endif
 
 /* The workspaces launch_grow made, freed at exit (compute-sanitizer's leak check counts a buffer
  * kept to the end as leaked): `buf` recorded once (8 a file at most: enough for 03's one and
