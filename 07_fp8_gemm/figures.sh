@@ -7,12 +7,13 @@
 # block_scales.svg  DeepSeek-V3's block scales on a small example: A's one scale per 1 x 128
 #                   slice of a row, stored scale_a[kb * M + i]; B's one per 128 x 128 block,
 #                   stored scale_b[nb * L4 + kb], L4 = L rounded up to 4 (padding unread); which
-#                   of them one output tile reads for each K tile (stages 4 and 5)
+#                   of them one output tile reads for each K tile (stages 4 to 9)
 # promotion.svg     promotion: the tensor core sums one K tile of 128 in 4 wgmma k32 steps into
 #                   a fresh accumulator, which is then scaled (block scales) and added into fp32
 #                   registers, K tile after K tile (stages 3 to 5)
-# pipeline.svg      stage 5's block: one producer warpgroup (a TMA thread filling a ring of
-#                   slots, a store thread), two consumer warpgroups on wgmma, the full / empty
+# pipeline.svg      the block of stages 7-9 (stage 9's 128 x 128 tile): one producer warpgroup (a
+#                   TMA thread filling a ring of slots, a store thread), two consumer warpgroups
+#                   on wgmma, the full / empty
 #                   barriers of each slot and the staged / unstaged barriers of the handed-off
 #                   store, for the 128 x 128 tile in a cluster of two
 #
@@ -244,9 +245,8 @@ BEGIN {
 }' >figures/promotion.svg
 
 # ---------------------------------------------------------------------------------------------
-# Figure 3: stage 5's block (the 128 x 128 tile: CONS consumers of 64 rows, a cluster of
-# CLUSTER blocks sharing B), its ring and barriers, and the handed-off store.
-# CLUSTER blocks sharing B), its ring and barriers, and the handed-off store.
+# Figure 3: the block of stages 7-9 (stage 9's 128 x 128 tile: CONS consumers of 64 rows, a
+# cluster of CLUSTER blocks sharing B), its ring and barriers, and the handed-off store.
 awk $VARS -v EMPTY_CNT="$EMPTY_CNT" "$LIB"'
 BEGIN {
     BM = 64 * CONS; ABYTES = BM * BK; BBYTES = BN * BK; SLOT = ABYTES + BBYTES
@@ -256,8 +256,8 @@ BEGIN {
     W = 1240; H = 790
     CPR = "#fdd0a2"; CCO = "#c6dbef"; CSL = "#f7f7f7"; CA = "#9ecae1"; CB = "#fdae6b"; CST = "#d9f0d3"
     GRN = "#2a7a2a"; RED = "#b30000"; PUR = "#7a3e9d"; BLU = "#2171b5"; ORA = "#d94801"
-    svg_open(W, H, "Stage 5: one producer warpgroup, " CONS " consumer warpgroups, a ring of " DEPTH_T " slots, full and empty barriers, the store handed to a producer thread", 1)
-    text(20, 28, "Stage 5&#8217;s block: a producer warpgroup, " CONS " consumer warpgroups, a ring of slots, the store handed off", 17, "start", "bold")
+    svg_open(W, H, "Stages 7-9: one producer warpgroup, " CONS " consumer warpgroups, a ring of " DEPTH_T " slots, full and empty barriers, the store handed to a producer thread", 1)
+    text(20, 28, "The block of stages 7-9: a producer warpgroup, " CONS " consumer warpgroups, a ring of slots, the store handed off", 17, "start", "bold")
     text(20, 50, "The " BM " x " BN " tile, per tensor, one block of a cluster of " CLUSTER ": " DEPTH_T " slots (block-scaled: " DEPTH_B ", and A&#8217;s " BM " scales of each slot&#8217;s K tile beside the ring). " 128 * (1 + CONS) " threads; setmaxnreg gives the producer", 12, "start", "normal", "#444444")
     text(20, 67, PREGS " registers a thread and each consumer " CREGS ". Shared memory: " DEPTH_T " slots of " kib(SLOT) " + " CONS " x " NBOX " staging boxes of " kib(BOXB) " + 1 KiB for alignment = " kib(SMEM) ".", 12, "start", "normal", "#444444")
 
