@@ -27,7 +27,7 @@ for arch in sm_89 sm_90a; do
     done
 done
 
-# Stage 8's lesson (README, "The K loop's instructions" and "Uniform registers"): the K loop,
+# Stage 8's lesson (README, "Stage 8: a lean K loop"): the K loop,
 # counted in its SASS from the loop's back-branch target to the branch (the innermost loop that
 # holds the QGMMAs: two K tiles, one into each accumulator), per K tile: every instruction but
 # the promotion's FADDs / FFMAs (the 4 QGMMAs included), and no R2UR. Counted: stage 8's
