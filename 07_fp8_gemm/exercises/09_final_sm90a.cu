@@ -29,8 +29,9 @@
  * tiles (final07_split, split_ways, merge_pieces: a tile's K tiles on several clusters and
  * the pieces' fp32 sums added by the last), blocks alone (clusters of one block where C has a
  * single tile row: cluster_for), the per-tensor 128 x 144 tile (cuBLASLt's, wider_144), the
- * 256 x 128 tile (two 64-row bands per consumer, one accumulator), and the README's
- * subsections on the final kernel, each with what it measured.
+ * 256 x 128 tile (two 64-row bands per consumer, one accumulator, its cluster's blocks side by
+ * side sharing A, waits with a suspend-time hint), and NOTES.md's sections on the final kernel,
+ * each with what it measured.
  *
  * Check it:  make check-07 ARGS="--kernel ex_final_tensor --kernel ex_final_block" */
 #include "stage.h"

@@ -16,7 +16,7 @@
  *    stores are long done: it waits on neither the stores nor its partner consumer. (The final
  *    kernel first stored as chapter 06's stage 8 does, each consumer its own boxes behind named
  *    barriers and the bulk groups' wait; a build that skipped the store then ran 3-4% faster
- *    at the squares, and handing the store off won most of that back: README, "The store
+ *    at the squares, and handing the store off won most of that back: NOTES.md, "The store
  *    handed off".)
  *  - The boxes take 32 KiB: the ring drops from 6 slots to 5.
  *  - From registers still when N % 8 != 0 or D is not 16-byte aligned: no TMA map of D exists

@@ -5,7 +5,7 @@
  * every other instruction of the issuing warp, its 64 promotion FFMAs included, sits between
  * one wgmma and the next. Stage 7's loop has about a hundred of them a K tile besides the
  * FFMAs (ptxas 13.0; make test prints the count), and 16 R2UR; cuBLASLt's loop executes
- * about 52 (README, "The K loop's instructions").
+ * about 52 (NOTES.md, "The K loop's instructions").
  *
  * What changes from stage 7 (the consumer's K loop; the producer and the store are stage 7's):
  *  - Uniform registers: threadIdx.x / 128 is the same for a whole warp, but ptxas does not

@@ -19,16 +19,16 @@
  *    registers when N % 8 != 0. With one band a consumer and no K split the store is handed
  *    off: the consumer stages its boxes, fences them and arrives on a barrier, and a thread of
  *    the producer warpgroup's second warp stores them and waits for their reads, so the
- *    consumer, back in its K loop at once, waits on neither (README, "The store handed off":
+ *    consumer, back in its K loop at once, waits on neither (NOTES.md, "The store handed off":
  *    the store had cost 3-4% at the squares, both consumers of a block storing together).
  *  - A lean K loop: the wgmma descriptors of slot 0 made once and each
  *    operand's advanced by an add (desc_advance), the ring position kept as slot and phase,
  *    the ring's, barriers' and scales' shared addresses made once: 72 -> 37 (40.5 since the
  *    store's hand-off) a K tile besides the promotion's 64 (87.5 -> 45, now 47.5, block-scaled);
- *    5-12% at M = 4096 and the squares (README, "The K loop's instructions"). The FP8 wgmma is
+ *    5-12% at M = 4096 and the squares (NOTES.md, "The K loop's instructions"). The FP8 wgmma is
  *    short, so the warp that issues it has few issue slots to spare.
  *  - B's scales loaded ahead: a K tile ahead, and a unit's first during the unit before, whose
- *    line is in no cache after the timed launch's L2 flush (README, "B's scale, loaded ahead":
+ *    line is in no cache after the timed launch's L2 flush (NOTES.md, "B's scale, loaded ahead":
  *    block-scaled M = 64 / 128 up to 14%).
  *  - Few tiles, K split: with at most a quarter of the SMs' worth of tiles, the
  *    64 x 128 tile's K tiles are cut into units on separate clusters and the pieces' fp32 sums
@@ -668,16 +668,16 @@ enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_256A = 6, TIL
 
 /* A tile's cluster: 1 block when C has one row of such tiles (the kernel's comment on CL), else
  * 2; for the 64 x 128 tile, and block-scaled for the 128 x 128 one. The 64 x 128 tile, measured
- * (H100, 2026-11-24, README "Stage 5"): alone, 64 x 32768 x 512 went from 0.87x to 0.97x
+ * (H100, 2026-11-24, NOTES.md "One tile row: the 64 x 128 tile alone"): alone, 64 x 32768 x 512 went from 0.87x to 0.97x
  * cuBLASLt block-scaled and 64 x 24576 x 1536 from 1.03x to 1.09x. With few tiles (17 and 32 at
  * N = 2112 and 4096) pairs were 2-3% faster while neither split K; split (split_ways), blocks
  * alone put three SMs to work per tile where pairs put two, one computing: 64 x 2112 x 7168
- * 1.145x -> 1.19x block-scaled, 0.82x -> 0.88x per tensor (H100, README "One tile row,
+ * 1.145x -> 1.19x block-scaled, 0.82x -> 0.88x per tensor (H100, NOTES.md "One tile row,
  * split"). The 128 x 128 tile alone at M <= 128, where pick_tile's rounds favour it over the
  * 64 x 128 pairs (at M = 65-128 with 67-132 tile columns, 199-264, or more than 264; 128 x
  * 32768 x 512 in 2 rounds against 4): block-scaled 0.984x -> 1.026x there, 128 x 12288 x 1536
  * 0.942x -> 0.979x; per tensor, though estimated cheaper still, 1.083x -> 1.075x and 128 x
- * 16384 x 4096 1.021x -> 0.998x, so per tensor keeps its pairs (H100, README "The 128 x 128
+ * 16384 x 4096 1.021x -> 0.998x, so per tensor keeps its pairs (H100, NOTES.md "The 128 x 128
  * tile alone, block-scaled"). GEMM07_FINAL_CLUSTER=1 or 2 forces either for both tiles (read
  * once; the tests run both at every shape); 0 for any other value. */
 static int cluster_for(bool block, int M, int rows) {
