@@ -16,11 +16,16 @@
 #                   on wgmma, the full / empty
 #                   barriers of each slot and the staged / unstaged barriers of the handed-off
 #                   store, for the 128 x 128 tile in a cluster of two
+# cluster_sharing.svg  the two clusters of stage 9, one K tile to scale: 128 x 128 tiles stacked
+#                   along M sharing B, 256 x 128 tiles side by side along N sharing A; which rows
+#                   of A and B each block loads (hatched: multicast to both), and the bytes a
+#                   cluster asks of L2 per output and K tile (1.5 and 1.0)
 #
 # The sizes are the code's, read from it below (a changed constant changes the figure):
 # common/gemm_ref.h (the scale layouts), kernels/09_final_sm90a.cu (tile, K tile, ring depth,
-# warpgroups, registers, barrier counts, the store's thread) and gemm07_sm90a.cuh (the TMA box
-# of A's scales). A value the script cannot find stops it (make test then fails).
+# warpgroups, registers, barrier counts, the store's thread, the wide tile's bands and the
+# multicast halves) and gemm07_sm90a.cuh (the TMA box of A's scales). A value the script cannot
+# find stops it (make test then fails).
 set -euo pipefail
 from=$PWD
 cd "$(dirname "$0")"
@@ -352,5 +357,120 @@ BEGIN {
     text(20, y + 74, "tile boundaries (the next tile&#8217;s loads start while this one is promoted and stored).", 11.5, "start", "normal")
     svg_close()
 }' >figures/pipeline.svg
+
+# ---------------------------------------------------------------------------------------------
+# Figure 4: what a cluster of two asks of L2 per K tile. Stages 6-8 and the final's 128 x 128
+# tile stack their blocks along M and share B (each block loads half of B's tile, multicast);
+# the final's wide tile (256 x 128, two consumers of two 64-row bands) puts them side by side
+# along N and shares A. The sizes: final07_shape's bm (64-row bands x CONS x WAVES), BN, BK,
+# CLUSTER, the launchers' CONS and WAVES, and the halves the load thread multicasts.
+BAND=$(awk '/static constexpr int bm = [0-9]+ \* CONS \* WAVES/ { if (match($0, /= [0-9]+ \*/)) print substr($0, RSTART + 2, RLENGTH - 4) }' "$FINAL")
+need "a band's rows (final07_shape's bm)" "$BAND"
+# (each grep ends in || true: one that finds nothing reaches need, which names the value)
+WIDE=$(grep -o 'launch_final07<BLOCK, [0-9]*, [0-9]*, CLUSTER, false, BN, true>' "$FINAL" | head -n 1 || true)
+need "the wide tile's launch (SHARE_A)" "$WIDE"
+CONS_W=$(echo "$WIDE" | awk -F'[<,]' '{ gsub(/ /, "", $3); print $3 }')
+WAVES_W=$(echo "$WIDE" | awk -F'[<,]' '{ gsub(/ /, "", $4); print $4 }')
+need "the wide tile's consumers" "$CONS_W"; need "the wide tile's bands a consumer" "$WAVES_W"
+# the shared halves: SHARE_A multicasts A's rows rank * (BM / CL) on, the others B's rows
+# rank * (COLS / CL) on; row_of / col_of place the blocks along M or N
+need "A's half (a_half_bytes)" "$(grep -o 'a_half_bytes = bm / CL \* BK' "$FINAL" | head -n 1 || true)"
+need "B's half (b_half_bytes)" "$(grep -o 'b_half_bytes = COLS / CL \* BK' "$FINAL" | head -n 1 || true)"
+need "the multicast of A's half" "$(grep -o 'm0 + (int)rank \* (BM / CL), (1u << CL) - 1' "$FINAL" | head -n 1 || true)"
+need "the multicast of B's half" "$(grep -o 'n0 + (int)rank \* (COLS / CL),' "$FINAL" | head -n 1 || true)"
+need "the blocks along M (row_of)" "$(grep -o 'SHARE_A ? pm : pm \* CL + (int)r' "$FINAL" | head -n 1 || true)"
+need "the blocks along N (col_of)" "$(grep -o 'SHARE_A ? tn \* CL + (int)r : tn' "$FINAL" | head -n 1 || true)"
+[ "$CLUSTER" = 2 ] || { echo "figures.sh: cluster_sharing.svg draws a cluster of 2 (CLUSTER = $CLUSTER)" >&2; exit 1; }
+
+awk $VARS -v BAND=$BAND -v CONS_W=$CONS_W -v WAVES_W=$WAVES_W "$LIB"'
+function bpo(b) { return (b * 10 == int(b * 10)) ? sprintf("%.1f", b) : sprintf("%.2f", b) }
+function hatch(id, bg, fg) {
+    printf "<defs><pattern id=\"%s\" patternUnits=\"userSpaceOnUse\" width=\"8\" height=\"8\" patternTransform=\"rotate(45)\">", id
+    printf "<rect width=\"8\" height=\"8\" fill=\"%s\"/><line x1=\"2\" y1=\"0\" x2=\"2\" y2=\"8\" stroke=\"%s\" stroke-width=\"2.5\"/></pattern></defs>\n", bg, fg
+}
+function pill(x, y, s1, s2, s3,   w, h) { # a label on white, centred at x, y (two or three lines)
+    w = 8 + 6.4 * max(length(s1), max(length(s2), length(s3))); h = s3 == "" ? 32 : 46
+    rrect(x - w / 2, y - h / 2, w, h, "#ffffff", "#9a9a9a", 0.8)
+    text(x, y - h / 2 + 14, s1, 11, "middle", "bold")
+    text(x, y - h / 2 + 28, s2, 10.5, "middle", "normal", "#333333")
+    if (s3 != "") text(x, y - h / 2 + 42, s3, 10.5, "middle", "normal", "#333333")
+}
+# one cluster: A (rows x BK) left of D, B (drawn as BK x columns, a row of B per column of D)
+# above it; share = "B": blocks stacked along M, each loading its own A rows and half of B;
+# share = "A": side by side along N, each loading half of A and its own B rows.
+function cluster(x0, share, tm, tn, cons, waves,   rows, cols, ax, dx, by, dy, r, y, x, h, w, ab, bb, o, c) {
+    rows = share == "B" ? CLUSTER * tm : tm; cols = share == "B" ? tn : CLUSTER * tn
+    ax = x0 + 74; dx = ax + BK * S + 22; by = Y0 + 86; dy = by + BK * S + 22
+    ab = rows * BK; bb = cols * BK; o = rows * cols
+    text(x0, Y0 - 6, (share == "B" ? "Stages 6-8, the final&#8217;s " tm " x " tn ": stacked along M, sharing B" : "The final&#8217;s wide tile, " tm " x " tn ": side by side along N, sharing A"), 14, "start", "bold")
+    text(x0, Y0 + 12, "A block: " cons " consumer warpgroups (wg), each with " waves " band" (waves > 1 ? "s" : "") " of " BAND " rows;", 11.5, "start", "normal", "#444444")
+    text(x0, Y0 + 28, "the cluster computes " rows " x " cols " outputs.", 11.5, "start", "normal", "#444444")
+    # ---- A: rows x BK ----
+    text(ax + BK * S / 2, dy - 26, "A&#8217;s K tile", 12.5, "middle", "bold")
+    text(ax + BK * S / 2, dy - 10, rows " rows x " BK " of k (" kib(ab) ")", 10.5, "middle", "normal", "#555555")
+    h = rows / CLUSTER * S
+    for (r = 0; r < CLUSTER; r++) {
+        y = dy + r * h
+        rect(ax, y, BK * S, h, share == "A" ? "url(#hatch" r ")" : FILL[r], EDGE[r], 1.2)
+        text(ax - 6, y + 12, "rows " r * rows / CLUSTER "-" (r + 1) * rows / CLUSTER - 1, 10.5, "end", "normal", "#555555")
+        if (share == "A") pill(ax + BK * S / 2, y + h / 2, "block " r, kib(ab / CLUSTER) ", multicast", "to both blocks")
+        else pill(ax + BK * S / 2, y + h / 2, "block " r, kib(ab / CLUSTER) ", its own")
+    }
+    # ---- B: a row of B per column of D ----
+    text(dx + cols * S / 2, by - 38, "B&#8217;s K tile", 12.5, "middle", "bold")
+    text(dx + cols * S / 2, by - 23, cols " rows (D&#8217;s columns) x " BK " of k (" kib(bb) ")", 10.5, "middle", "normal", "#555555")
+    w = cols / CLUSTER * S
+    for (r = 0; r < CLUSTER; r++) {
+        x = dx + r * w
+        rect(x, by, w, BK * S, share == "B" ? "url(#hatch" r ")" : FILL[r], EDGE[r], 1.2)
+        text(x + w / 2, by - 7, "rows " r * cols / CLUSTER "-" (r + 1) * cols / CLUSTER - 1, 10.5, "middle", "normal", "#555555")
+        if (share == "B") pill(x + w / 2, by + BK * S / 2, "block " r, kib(bb / CLUSTER) ",", "multicast")
+        else pill(x + w / 2, by + BK * S / 2, "block " r, kib(bb / CLUSTER) ", its own")
+    }
+    # ---- D: the tiles of the two blocks, their bands ----
+    for (r = 0; r < CLUSTER; r++) {
+        x = share == "B" ? dx : dx + r * tn * S; y = share == "B" ? dy + r * tm * S : dy
+        rrect(x, y, tn * S, tm * S, TINT[r], EDGE[r], 2)
+        for (c = 1; c < tm / BAND; c++) { # a band boundary: ticks at both edges
+            dashed(x + 3, y + c * BAND * S, x + 30, y + c * BAND * S, "#8a8a8a", 1, 0)
+            dashed(x + tn * S - 30, y + c * BAND * S, x + tn * S - 3, y + c * BAND * S, "#8a8a8a", 1, 0)
+        }
+        text(x + tn * S / 2, y + tm * S / 2 - 22, "block " r, 14, "middle", "bold", EDGE[r])
+        text(x + tn * S / 2, y + tm * S / 2 - 5, "D: " tm " x " tn, 11, "middle", "normal")
+        text(x + tn * S / 2, y + tm * S / 2 + 12, "reads " (share == "B" ? "A rows " r * tm "-" (r + 1) * tm - 1 : "all of A"), 10.5, "middle", "normal", "#444444")
+        text(x + tn * S / 2, y + tm * S / 2 + 26, "and " (share == "B" ? "all of B" : "B rows " r * tn "-" (r + 1) * tn - 1), 10.5, "middle", "normal", "#444444")
+    }
+    for (c = 0; c < rows / BAND; c++) # the bands: which consumer warpgroup computes them
+        text(dx + cols * S + 6, dy + (c + 0.5) * BAND * S + 4, "wg " int((c % (tm / BAND)) / waves) + 1, 10.5, "start", "normal", "#666666")
+    # ---- the bytes ----
+    y = dy + rows * S + 30
+    text(x0, y, "Per K tile the cluster asks L2 for A " (share == "B" ? CLUSTER " x " kib(ab / CLUSTER) : kib(ab)) " + B " (share == "B" ? kib(bb) : CLUSTER " x " kib(bb / CLUSTER)) " = " kib(ab + bb), 12, "start", "normal")
+    text(x0, y + 18, "for " rows " x " cols " = " o " outputs:", 12, "start", "normal")
+    text(x0, y + 44, kib(ab + bb) " / " o " = " bpo((ab + bb) / o) " bytes per output", 17, "start", "bold", share == "B" ? "#7f2704" : "#08519c")
+}
+BEGIN {
+    TM = BAND * CONS; TW = BAND * CONS_W * WAVES_W
+    S = 1.3; Y0 = 150
+    FILL[0] = "#9ecae1"; EDGE[0] = "#2171b5"; TINT[0] = "#eef5fb"
+    FILL[1] = "#fdd0a2"; EDGE[1] = "#d94801"; TINT[1] = "#fff3e8"
+    W = 1240; H = int(Y0 + 86 + BK * S + 22 + max(2 * TM, TW) * S + 84)
+    svg_open(W, H, "A cluster of two shares B (" TM " x " BN " tiles, stacked along M) or A (" TW " x " BN ", side by side along N): what each block loads per K tile, and the bytes per output", 1)
+    hatch("hatch0", FILL[0], EDGE[0]); hatch("hatch1", FILL[1], EDGE[1])
+    text(20, 28, "A cluster of two blocks shares one operand by TMA multicast: B for " TM " x " BN " tiles, A for " TW " x " BN, 17, "start", "bold")
+    text(20, 50, "One K tile (" BK " of k; e4m3, " BK " bytes a row), drawn to scale. Every block needs its whole A and B tile in its slot; of the shared operand each block loads", 12, "start", "normal", "#444444")
+    text(20, 67, "half and multicasts it into both blocks, so L2 sends it once. Colour: the block that loads the rows; hatched: multicast to both blocks; plain: loaded for itself only.", 12, "start", "normal", "#444444")
+    # the legend
+    lx = 20; ly = 84
+    for (r = 0; r < CLUSTER; r++) {
+        rect(lx, ly, 22, 14, FILL[r], EDGE[r], 1.2); text(lx + 28, ly + 11, "block " r ", for itself", 11, "start", "normal")
+        rect(lx + 150, ly, 22, 14, "url(#hatch" r ")", EDGE[r], 1.2); text(lx + 178, ly + 11, "block " r ", multicast to both", 11, "start", "normal")
+        lx += 390
+    }
+    text(lx, ly + 11, "wg: the consumer warpgroup of a " BAND "-row band", 11, "start", "normal", "#666666")
+    cluster(20, "B", TM, BN, CONS, 1)
+    line(560, Y0 - 24, 560, H - 16, "#cccccc", 1)
+    cluster(585, "A", TW, BN, CONS_W, WAVES_W)
+    svg_close()
+}' >figures/cluster_sharing.svg
 
 ls figures/*.svg
