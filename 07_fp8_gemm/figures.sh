@@ -58,13 +58,13 @@ CLUSTER=$(define CLUSTER)
 need BN "$BN"; need BK "$BK"; need CLUSTER "$CLUSTER"
 # the ring's depth of each tile: the static_assert that pins final07_shape<...>::depth
 depth_of() { # "BLOCK, CONS, WAVES" -> slots
-    tr -d '\n' <"$FINAL" | grep -o "final07_shape<$1>::depth == [0-9]*" | head -n 1 | awk '{ print $NF }'
+    tr -d '\n' <"$FINAL" | grep -o "final07_shape<$1>::depth == [0-9][0-9]*" | head -n 1 | awk '{ print $NF }' || true
 }
 DEPTH_T=$(depth_of "false, 2, 1")
 DEPTH_B=$(depth_of "true, 2, 1")
 need "the per-tensor ring depth" "$DEPTH_T"; need "the block-scaled ring depth" "$DEPTH_B"
 # the warpgroups: threads = 128 * (1 + CONS), the 128 x 128 tile launched with CONS = 2
-CONS=$(grep -o 'launch_final07<BLOCK, [0-9]*, 1>(A' "$FINAL" | head -n 1 | awk -F'[<,]' '{ gsub(/ /, "", $3); print $3 }')
+CONS=$(grep -o 'launch_final07<BLOCK, [0-9][0-9]*, 1>(A' "$FINAL" | head -n 1 | awk -F'[<,]' '{ gsub(/ /, "", $3); print $3 }' || true)
 need "the consumers of the 128 x 128 tile" "$CONS"
 # setmaxnreg for 128 columns: "producer_regs = COLS > 128 ? 24 : 40"
 PREGS=$(awk '/producer_regs = COLS > / { if (match($0, /: [0-9]+;/)) print substr($0, RSTART + 2, RLENGTH - 3) }' "$FINAL")
@@ -76,12 +76,12 @@ BOXB=$(awk '/band_staging = [0-9]+ \* [0-9]+/ { if (match($0, /\* [0-9]+/)) prin
 need "the staging boxes" "$NBOX"; need "the staging box's bytes" "$BOXB"
 # the barriers' arrival counts and the store's thread
 EMPTY_CNT=$(grep -o 'mbarrier_init(smem_addr(&empty\[s\]), [^)]*)' "$FINAL" | sed 's/.*), //; s/)$//')
-STAGED_CNT=$(grep -o 'mbarrier_init(smem_addr(&staged\[c\]), [0-9]*)' "$FINAL" | sed 's/.*), //; s/)$//')
-FULL_CNT=$(grep -o 'mbarrier_init(smem_addr(&full\[s\]), [0-9]*)' "$FINAL" | sed 's/.*), //; s/)$//')
-UNSTAGED_CNT=$(grep -o 'mbarrier_init(smem_addr(&unstaged\[c\]), [0-9]*)' "$FINAL" | sed 's/.*), //; s/)$//')
-STORER=$(grep -o 'handoff && threadIdx.x == [0-9]*' "$FINAL" | awk '{ print $NF }')
-LOADER=$(grep -o 'if (threadIdx.x == [0-9]*) {' "$FINAL" | sed -n 2p | awk '{ print $4 }' | tr -d ')')
-KSTEP=$(grep -o 'k < BK / [0-9]*' "$FINAL" | head -n 1 | awk '{ print $NF }')
+STAGED_CNT=$(grep -o 'mbarrier_init(smem_addr(&staged\[c\]), [0-9][0-9]*)' "$FINAL" | sed 's/.*), //; s/)$//')
+FULL_CNT=$(grep -o 'mbarrier_init(smem_addr(&full\[s\]), [0-9][0-9]*)' "$FINAL" | sed 's/.*), //; s/)$//')
+UNSTAGED_CNT=$(grep -o 'mbarrier_init(smem_addr(&unstaged\[c\]), [0-9][0-9]*)' "$FINAL" | sed 's/.*), //; s/)$//')
+STORER=$(grep -o 'handoff && threadIdx.x == [0-9][0-9]*' "$FINAL" | awk '{ print $NF }')
+LOADER=$(grep -o 'if (threadIdx.x == [0-9][0-9]*) {' "$FINAL" | sed -n 2p | awk '{ print $4 }' | tr -d ')')
+KSTEP=$(grep -o 'k < BK / [0-9][0-9]*' "$FINAL" | head -n 1 | awk '{ print $NF }' || true)
 need "empty's count" "$EMPTY_CNT"; need "staged's count" "$STAGED_CNT"
 need "full's count" "$FULL_CNT"; need "unstaged's count" "$UNSTAGED_CNT"
 need "the store's thread" "$STORER"; need "the load thread" "$LOADER"; need "the wgmma k" "$KSTEP"
@@ -367,7 +367,7 @@ BEGIN {
 BAND=$(awk '/static constexpr int bm = [0-9]+ \* CONS \* WAVES/ { if (match($0, /= [0-9]+ \*/)) print substr($0, RSTART + 2, RLENGTH - 4) }' "$FINAL")
 need "a band's rows (final07_shape's bm)" "$BAND"
 # (each grep ends in || true: one that finds nothing reaches need, which names the value)
-WIDE=$(grep -o 'launch_final07<BLOCK, [0-9]*, [0-9]*, CLUSTER, false, BN, true>' "$FINAL" | head -n 1 || true)
+WIDE=$(grep -o 'launch_final07<BLOCK, [0-9][0-9]*, [0-9][0-9]*, CLUSTER, false, BN, true>' "$FINAL" | head -n 1 || true)
 need "the wide tile's launch (SHARE_A)" "$WIDE"
 CONS_W=$(echo "$WIDE" | awk -F'[<,]' '{ gsub(/ /, "", $3); print $3 }')
 WAVES_W=$(echo "$WIDE" | awk -F'[<,]' '{ gsub(/ /, "", $4); print $4 }')

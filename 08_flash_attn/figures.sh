@@ -34,7 +34,7 @@ CONSUMERS=$(define kernels/06_fa3_sm90a.cu CONSUMERS)       # consumer warpgroup
 TURN=$(define kernels/06_fa3_sm90a.cu TURN)                 # consumer c waits on TURN + c
 TURN_THREADS=$(define kernels/06_fa3_sm90a.cu TURN_THREADS) # 256
 # The head dimensions stage 6 takes: its launcher refuses the others ("a->d != 64 && ...").
-DS=$(grep -o 'a->d != [0-9]*' kernels/06_fa3_sm90a.cu | awk '{ print $3 }' | sort -rn | uniq | tr '\n' ' ')
+DS=$(grep -o 'a->d != [0-9][0-9]*' kernels/06_fa3_sm90a.cu | awk '{ print $3 }' | sort -rn | uniq | tr '\n' ' ')
 [ -n "$DS" ] || { echo "figures.sh: no head dimension in kernels/06_fa3_sm90a.cu" >&2; exit 1; }
 
 # The SVG helpers every chapter's figures use (common/svg.awk), prepended to each awk program.
