@@ -81,7 +81,8 @@ ARCH_REFUSED := $(strip $(foreach a,$(call narrow,$(ARCHS_all)),$(if $(shell $(N
 $(if $(ARCH_REFUSED),$(error ARCH=$(ARCH): this nvcc cannot build $(ARCH_REFUSED); use all \
      ($(ARCHS_all)) or one of $(strip $(shell $(NVCC) --list-gpu-code 2>/dev/null)) \
      (sm_90a, and from sm_100 an a or f suffix, where this nvcc has it)))
-$(shell mkdir -p $(BUILD) && echo "$(ARCH)" >$(ARCH_STAMP))
+# make -n (a dry run, e.g. to print one object's nvcc command for another ARCH) must not restamp.
+$(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(shell mkdir -p $(BUILD) && echo "$(ARCH)" >$(ARCH_STAMP)))
 endif
 endif
 
@@ -106,6 +107,9 @@ SPILLS_FATAL := $(if $(filter all sm_80 sm_89 sm_90a,$(ARCH)),-Xptxas -warn-spil
 NVCCFLAGS := -std=c++17 -O3 -lineinfo -MMD -MP -Icommon --Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror $(SPILLS_FATAL)
 LDLIBS    := -lcublasLt -lcublas -lm
+# DEFINES="-DNAME ...": macros for nvcc. The chapters' A/B variants (NN_topic/ab.list, built and
+# run by common/ab.sh) are a stage compiled with one of its documented switches.
+NVCCFLAGS += $(DEFINES)
 
 COMMON_C    := $(wildcard common/*.c)
 COMMON_CU   := $(wildcard common/*.cu)
