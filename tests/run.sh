@@ -437,6 +437,38 @@ for ch in "$@"; do
     else result FAIL "measured: $index:${bad:+ names missing files$bad;}${unnamed:+ does not name$unnamed}"; fi
 done
 
+# A chapter's ab.list (common/ab.sh, docs/design.md "Layout"): names unique, each FILE a file of
+# the chapter, each macro of DEFINES one that FILE or a header of the chapter tests (#if defined),
+# and every switch a stage file tests measured by some line. A switch that no stage reads would
+# build a variant identical to its stage and measure noise as an idea's share.
+for ch in "$@"; do
+    list=$ch/ab.list
+    [ -f "$list" ] || continue
+    bad="" names=" " used=" " n=0
+    while read -r name file defines rest; do
+        [[ -z ${name:-} || $name == \#* ]] && continue
+        n=$((n + 1))
+        [[ $names == *" $name "* ]] && bad="$bad; $name twice"
+        names="$names$name "
+        [ -n "${rest:-}" ] || bad="$bad; $name: no arguments"
+        [ "$file" = - ] && continue
+        [ -f "$ch/$file" ] || { bad="$bad; $name: no $ch/$file"; continue; }
+        [ "$defines" = - ] && { bad="$bad; $name: a FILE with no DEFINES"; continue; }
+        for d in ${defines//,/ }; do
+            m=${d#-D}; m=${m%%=*}
+            used="$used$m "
+            grep -qE "defined\($m\)" "$ch/$file" "$ch"/*.cuh "$ch"/*.h 2>/dev/null ||
+                bad="$bad; $name: $m is tested nowhere in $ch/$file or $ch's headers"
+        done
+    done <"$list"
+    for m in $(grep -ohE 'defined\([A-Z0-9]+_AB_[A-Z0-9_]+\)' "$ch"/kernels/*.cu "$ch"/*.cuh 2>/dev/null |
+               sed 's/defined(\(.*\))/\1/' | sort -u); do
+        [[ $used == *" $m "* ]] || bad="$bad; switch $m is in no line"
+    done
+    if [ -z "$bad" ]; then result PASS "ab.list: $list's $n variants name their files and switches"
+    else result FAIL "ab.list: $list${bad}"; fi
+done
+
 # make compare-NN's static columns (common/compare.sh) on two kernels that differ on purpose
 # (tests/compare_fixture_sm90a.cu): 128-bit loads in one, local memory in the other.
 fixture=$BUILD/tests/compare_fixture_sm90a.cubin
