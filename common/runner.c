@@ -151,6 +151,20 @@ static bool selected(const run_args *a, const row_entry *r, bool exercise) {
     return args_selects(a, row_name(r, exercise, ex, sizeof ex));
 }
 
+/* A baseline row (library, ceiling) runs when --kernel names it, or when a selected row (or its
+ * exercise) divides by it; the others are left out, with their setup (06's fp16 problem). */
+static bool baseline_wanted(const chapter *ch, const run_args *a, const row_entry *b) {
+    if (selected(a, b, false)) return true;
+    for (int i = 0; i < ch->nrows; i++) {
+        const row_entry *r = &ch->rows[i];
+        if (!selected(a, r, false) && !(r->ex_launch && selected(a, r, true))) continue;
+        if ((r->library && !strcmp(r->library, b->info.name)) ||
+            (r->ceiling && !strcmp(r->ceiling, b->info.name)))
+            return true;
+    }
+    return false;
+}
+
 /* ST_INEXACT: a library row whose product is less exact than the bound our rows meet, but
  * not wrong (every entry finite, rel L2 within LIBRARY_WRONG_REL_L2): a fact the table reports
  * about the library, timed like any other row, and never a failure of the run. */
@@ -381,8 +395,8 @@ static int mode_run(const chapter *ch, const run_args *a, const gpu_report *g, c
                 if (pass == 0 && r->role == ROLE_STAGE) continue;
                 if (pass >= 1 && r->role != ROLE_STAGE) continue;
                 if (exercise && !r->ex_launch) continue;
-                bool want = selected(a, r, exercise) ||
-                            (pass == 0 && a->nkernels > 0); /* baselines always run */
+                bool want = pass == 0 ? a->nkernels == 0 || baseline_wanted(ch, a, r)
+                                      : selected(a, r, exercise);
                 if (!want) continue;
                 char buf[128];
                 const char *name = row_name(r, exercise, buf, sizeof buf);
