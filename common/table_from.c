@@ -63,6 +63,7 @@ typedef struct {
     char op[3], target_text[TF_FIELD];
     double target;
     char versus_from[TF_FIELD], versus_to[TF_FIELD];
+    char base[TF_FIELD]; /* --base NAME: the ratio is over the same row of the CSV named NAME */
     char label_head[TF_MAX_LABELS][TF_FIELD], label_text[TF_MAX_LABELS][TABLE_CELL * 2];
     int nlabels;
 } tf_query;
@@ -414,7 +415,20 @@ static void versus(const tf_data *d, const tf_row *r, char *out, size_t len) {
     if (o && number(r->tput, &a) && number(o->tput, &b) && b > 0) snprintf(out, len, "%.3f", a / b);
 }
 
-/* Field `key` of row r (the ratio of --versus in its place). */
+/* The ratio of --base: r's throughput over the same kernel's at the same size in the CSV named
+ * NAME (an A/B table: each variant over the stage it was built from). */
+static void over_base(const tf_data *d, const tf_row *r, char *out, size_t len) {
+    copy(out, len, "-");
+    for (int f = 0; f < d->q.nfiles; f++) {
+        if (strcmp(d->q.names[f], d->q.base)) continue;
+        const tf_row *o = find(d, f, r->shape, r->kernel);
+        double a, b;
+        if (o && number(r->tput, &a) && number(o->tput, &b) && b > 0) snprintf(out, len, "%.3f", a / b);
+        return;
+    }
+}
+
+/* Field `key` of row r (the ratio of --versus or --base in its place). */
 static const char *field(const tf_data *d, const tf_row *r, int key, char *buf, size_t len) {
     switch (key) {
     case C_SHAPE: pretty_label(r->shape, buf, len); return buf;
@@ -425,8 +439,9 @@ static const char *field(const tf_data *d, const tf_row *r, int key, char *buf, 
     case C_TPUT: return r->tput;
     case C_PCT: return r->pct;
     case C_RATIO:
-        if (!d->q.versus_from[0]) return r->ratio;
-        versus(d, r, buf, len);
+        if (d->q.base[0]) over_base(d, r, buf, len);
+        else if (d->q.versus_from[0]) versus(d, r, buf, len);
+        else return r->ratio;
         return buf;
     case C_ERR: return r->err;
     default: return r->status;
@@ -438,8 +453,8 @@ static const char *heading(const tf_data *d, int key, char *buf, size_t len) {
                                              NULL, NULL,  NULL,     "rel err", "status"};
     if (fixed[key]) return fixed[key];
     if (key == C_GPU) return name_head(d);
-    if (key == C_RATIO && d->q.versus_from[0]) {
-        snprintf(buf, len, "x %s", d->q.versus_to);
+    if (key == C_RATIO && (d->q.versus_from[0] || d->q.base[0])) {
+        snprintf(buf, len, "x %s", d->q.base[0] ? d->q.base : d->q.versus_to);
         return buf;
     }
     buf[0] = '\0';
@@ -524,7 +539,7 @@ static int long_form(const tf_data *d, tf_out *o, char *err, size_t errlen) {
     for (int f = 0; f < q->nfiles; f++) {
         any[C_DTYPE] |= d->files[f].has_dtype;
         any[C_PCT] |= d->files[f].pct_head[0] != '\0';
-        any[C_RATIO] |= d->files[f].ratio_head[0] || q->versus_from[0];
+        any[C_RATIO] |= d->files[f].ratio_head[0] || q->versus_from[0] || q->base[0];
         any[C_ERR] |= d->files[f].has_err;
     }
     if (q->ncolumns) {
@@ -571,6 +586,8 @@ static int series_of(const tf_data *d, bool kernel_major, tf_series *out) {
         for (int b = 0; b < (kernel_major ? d->q.nfiles : nk); b++) {
             const int f = kernel_major ? b : a;
             const int k = d->q.best ? BEST : d->q.pool ? POOL : kernel_major ? a : b;
+            /* --base with --value ratio: the base's own rows would read 1.000 throughout */
+            if (d->q.base[0] && d->q.value == C_RATIO && !strcmp(d->q.names[f], d->q.base)) continue;
             bool has = false;
             for (int j = 0; j < d->nkernels && !has; j++)
                 has = (k < 0 || j == k) && file_has(d, f, d->kernels[j]);
@@ -705,7 +722,7 @@ static void shapes_cell(const tf_data *d, char *out, size_t len) {
 
 static int targets(const tf_data *d, tf_out *o, char *err, size_t errlen) {
     const tf_query *q = &d->q;
-    bool ratio = q->versus_from[0] != '\0';
+    bool ratio = q->versus_from[0] != '\0' || q->base[0] != '\0';
     for (int f = 0; f < q->nfiles; f++) ratio |= d->files[f].ratio_head[0] != '\0';
     const int key = q->value >= 0 ? q->value : ratio ? C_RATIO : C_PCT;
     const char *const heads[] = {"kernel", name_head(d), "sizes", "target", "measured", "met"};
@@ -870,6 +887,8 @@ static int parse(tf_query *q, int argc, char **argv, char *err, size_t errlen) {
                 return fail(err, errlen, "--versus: '%s' is not FROM=TO (fa2_tuned=sdpa_cudnn)", v);
             snprintf(q->versus_from, sizeof q->versus_from, "%.*s", (int)(eq - v), v);
             copy(q->versus_to, sizeof q->versus_to, eq + 1);
+        } else if ((v = value_of(argc, argv, &i, "--base"))) {
+            copy(q->base, sizeof q->base, v);
         } else if ((v = value_of(argc, argv, &i, "--label"))) {
             const char *eq = strchr(v, '=');
             if (!eq) return fail(err, errlen, "--label: '%s' is not HEAD=TEXT", v);
@@ -889,6 +908,11 @@ static int parse(tf_query *q, int argc, char **argv, char *err, size_t errlen) {
     if (q->pivot && q->ncolumns) return fail(err, errlen, "--columns is for the long form, not --pivot");
     if (q->best && !q->pivot && !q->has_target) return fail(err, errlen, "--best goes with --pivot or --target");
     if (q->pool && (!q->has_target || q->best)) return fail(err, errlen, "--pool goes with --target, without --best");
+    if (q->base[0] && q->versus_from[0]) return fail(err, errlen, "--base or --versus, not both");
+    bool named = false;
+    for (int f = 0; f < q->nfiles; f++) named |= !strcmp(q->names[f], q->base);
+    if (q->base[0] && !named)
+        return fail(err, errlen, "--base %s: no CSV is named so (give one as %s=CSV)", q->base, q->base);
     return 0;
 }
 

@@ -35,6 +35,10 @@
  *                              divided by the row named with TO in its place, at the same size,
  *                              from its own CSV or another of the same GPU (or NAME)
  *                              (08: h100.csv,h100_sdpa.csv --versus fa2_tuned=sdpa_cudnn)
+ *   --base NAME                the ratio column becomes "x NAME": each row over the same kernel
+ *                              at the same size in the CSV given as NAME=CSV (A/B tables: each
+ *                              variant of a stage over the stage itself, common/ab.sh); with
+ *                              --pivot --value ratio the base's own rows (all 1.000) are left out
  *   --label HEAD=TEXT          a first column HEAD with TEXT in every row (repeatable)
  *
  * The long form (neither --pivot nor --target) has one line per CSV, size and kernel.
