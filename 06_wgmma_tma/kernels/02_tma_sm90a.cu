@@ -34,6 +34,10 @@
  *
  * Shapes: any M and N; K % 8 == 0, because TMA needs the row stride (K * 2 bytes) to be a
  * multiple of 16. The K tail and the M, N edges come from TMA's zero fill. */
+/* A/B switches (06_wgmma_tma/ab.list; not part of the lesson's kernel):
+ *   GEMM06_AB_TMA_64X128  stage 1's tile (64x128, one warpgroup, 25 KiB) with TMA and the
+ *                         mbarrier kept: stage 1 -> it is the copy engine and the mbarrier,
+ *                         it -> stage 2 the tile twice as big. */
 #include "stage.h"
 #include "gemm06.h"
 #include "gemm06_sm90a.cuh"
@@ -50,6 +54,14 @@
 #define BK GEMM06_BK /* k per tile: 64 bf16 = 128 bytes, the 128-byte swizzle span */
 #define THREADS 256 /* two warpgroups */
 #define TILE_BYTES ((BM + BN) * BK * 2) /* what one K tile brings: 32 KiB */
+#if defined(GEMM06_AB_TMA_64X128) /* A/B, README stage 2 "A tile twice as big": stage 1's tile */
+#undef BM
+#define BM 64
+#undef THREADS
+#define THREADS 128
+#undef GEMM06_SMEM_TMA
+#define GEMM06_SMEM_TMA GEMM06_SMEM_FIRST_WGMMA /* A 64 rows, B 128 rows: 25 KiB */
+#endif
 
 static __global__ void __launch_bounds__(THREADS)
     tma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,

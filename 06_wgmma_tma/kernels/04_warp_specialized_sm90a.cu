@@ -33,6 +33,14 @@
  * neighbouring blocks start in an order the hardware picks. Stage 5 keeps the blocks alive.
  *
  * Shapes: any M and N; K % 8 == 0 (TMA's 16-byte row stride). */
+/* A/B switches (06_wgmma_tma/ab.list; not part of the lesson's kernel):
+ *   GEMM06_AB_WS_128X128  stage 3's 128x128 tile (two consumers of m64n128k16, 4 slots of 32 KiB,
+ *                         129 KiB: still one block per SM), the producer and setmaxnreg kept:
+ *                         stage 3 at depth 4 -> it is the producer of its own, it -> stage 4
+ *                         the 128x256 tile.
+ *   GEMM06_AB_WS_NO_SETMAXNREG  stage 4 with its two setmaxnreg calls made no-ops: every thread
+ *                         keeps the 168 registers of __launch_bounds__ (ptxas 13.0 fits the
+ *                         m64n256 consumer in 154, no spills): what setmaxnreg is worth. */
 #include "stage.h"
 #include "gemm06.h"
 #include "gemm06_sm90a.cuh"
@@ -43,6 +51,11 @@
 #include "ptx/smem.cuh"
 #include "ptx/tma.cuh"
 #include "ptx/wgmma.cuh"
+#if defined(GEMM06_AB_WS_NO_SETMAXNREG) /* A/B, README stage 4 "Registers ...: setmaxnreg" */
+template <int REGS> static __device__ __forceinline__ void setmaxnreg_kept() {}
+#define setmaxnreg_dec setmaxnreg_kept
+#define setmaxnreg_inc setmaxnreg_kept
+#endif
 
 #define BM 128          /* rows of C per block: two consumer warpgroups of 64 */
 #define BN 256          /* columns of C per block: m64n256k16 */
@@ -52,6 +65,12 @@
 #define THREADS (128 * (1 + CONSUMERS))
 #define A_BYTES (BM * BK * 2)
 #define SLOT_BYTES ((BM + BN) * BK * 2) /* 48 KiB */
+#if defined(GEMM06_AB_WS_128X128) /* A/B, README stage 4 "A 128x256 tile": stage 3's tile */
+#undef BN
+#define BN 128
+#undef GEMM06_SMEM_WARP_SPECIALIZED
+#define GEMM06_SMEM_WARP_SPECIALIZED (4 * (128 + 128) * 128 + 1024)
+#endif
 static_assert(DEPTH * SLOT_BYTES + 1024 == GEMM06_SMEM_WARP_SPECIALIZED, "gemm06.h agrees");
 
 static __global__ void __launch_bounds__(THREADS, 1)

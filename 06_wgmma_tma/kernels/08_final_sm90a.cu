@@ -50,6 +50,10 @@
  *    +1-2% at 1024^3, within noise at large sizes (README, stage 8, "A lean K loop").
  *
  * Shapes: any M and N >= 1, K % 8 == 0. */
+/* A/B switches (06_wgmma_tma/ab.list; not part of the lesson's kernel):
+ *   GEMM06_AB_FINAL_3SLOTS  the 128x256 tile with 3 slots (stage 7's count; the one-box staging
+ *                           kept, 177 KiB): what the fourth slot that the staging freed is worth.
+ *                           The 128x128 and 64x128 tiles are unchanged. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,14 +82,21 @@ template <int BN, int CONS> struct final_shape {
     static constexpr int slot_bytes = (bm + BN) * BK * 2;
     static constexpr int staging_bytes = 2 * 8192; /* one consumer's two boxes of 64 x 64 */
     static constexpr int depth =
+#if defined(GEMM06_AB_FINAL_3SLOTS) /* A/B, README stage 8 "One box at a time": no fourth slot */
+        BN == 256 && CONS == 2 ? 3 :
+#endif
         (GEMM06_SMEM_FINAL - CONS * staging_bytes - 1024) / slot_bytes < 8
             ? (GEMM06_SMEM_FINAL - CONS * staging_bytes - 1024) / slot_bytes
             : 8;
     static constexpr int a_bytes = bm * BK * 2;
     static constexpr int smem = depth * slot_bytes + CONS * staging_bytes + 1024;
 };
+#if defined(GEMM06_AB_FINAL_3SLOTS) /* A/B, README stage 8 "One box at a time" */
+static_assert(final_shape<256, 2>::depth == 3, "the A/B variant's 3 slots");
+#else
 static_assert(final_shape<256, 2>::depth == 4 && final_shape<256, 2>::smem == GEMM06_SMEM_FINAL,
               "gemm06.h agrees");
+#endif
 static_assert(final_shape<128, 2>::depth == 6, "slots");
 static_assert(final_shape<128, 1>::depth == 8 && final_shape<128, 1>::smem <= GEMM06_SMEM_FINAL,
               "slots");
