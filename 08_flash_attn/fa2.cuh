@@ -75,6 +75,16 @@ template <int D, bool SWZ> __device__ __forceinline__ unsigned attn_chunk_off(in
  * (Written so, the compiler keeps one address register where it kept one a pass.) */
 template <typename T, int D, int ROWS, int THREADS, bool SWZ>
 __device__ __forceinline__ void attn_load_tile(unsigned char *tile, const T *mat, int r0, int n) {
+#if defined(ATTN_AB_LOAD_PER_CHUNK) /* A/B (08_flash_attn/ab.list): the first version's loads */
+    constexpr int CH = D / 8; /* each copy's addresses made from its chunk index: more registers */
+#pragma unroll
+    for (int i = 0; i < ROWS * CH / THREADS; i++) {
+        const int c = (int)threadIdx.x + i * THREADS, row = c / CH, chunk = c % CH;
+        const bool in = r0 + row < n;
+        cp_async_16_zfill(tile + attn_chunk_off<D, SWZ>(row, chunk),
+                          in ? mat + (long)(r0 + row) * D + chunk * 8 : mat, in ? 16 : 0);
+    }
+#else
     constexpr int CH = D / 8, STEP = THREADS / CH, ROW_BYTES = SWZ ? D * 2 : (D + 8) * 2;
     static_assert(THREADS % CH == 0 && STEP % 8 == 0 && ROWS % STEP == 0,
                   "every thread copies one chunk column, the same number of times");
@@ -87,6 +97,7 @@ __device__ __forceinline__ void attn_load_tile(unsigned char *tile, const T *mat
         cp_async_16_zfill(dst + i * STEP * ROW_BYTES, in ? src + (long)i * STEP * D : mat,
                           in ? 16 : 0);
     }
+#endif
 }
 
 /* ---- the two products ------------------------------------------------------------------------ */

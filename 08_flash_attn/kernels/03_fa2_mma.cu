@@ -27,7 +27,15 @@
  * Registers at D = 128, per lane: O 64 fp32, S 32 fp32, Q 32, P 16 (S's registers, largely):
  * about 150 live, under the 255 a 128-thread block may use. What to look for in the SASS:
  * HMMA.16816.F32 (.BF16), LDSM.16.M88.4 (Q, K) and LDSM.16.MT88.4 (V), LDGSTS, MUFU.EX2, and no
- * LDL/STL (make test checks them). */
+ * LDL/STL (make test checks them).
+ *
+ * A/B switches (08_flash_attn/ab.list; not part of the lesson's kernel): the README's "The
+ * schedule, not the registers" measures what ptxas makes of the same loop:
+ *   ATTN_AB_LOAD_PER_CHUNK  fa2.cuh's tile loads as first written (addresses per copy, 237
+ *                           registers at D = 128): ptxas then interleaves the exponentials with
+ *                           P V's mma's
+ *   ATTN_AB_KSTEP_PV        the softmax's exponentials and P V issued k-step by k-step (16 keys
+ *                           at a time) after the row max and the rescale */
 #include "stage.h"
 #include "attn.h"
 #include "fa2.cuh"
@@ -81,9 +89,51 @@ static __global__ void __launch_bounds__(THREADS)
             for (int e = 0; e < 4; e++) s[0][j][e] *= scale;
         attn_mask<BK / 8>(s[0], k0, query, n, causal, lane);
 
+#if defined(ATTN_AB_KSTEP_PV) /* A/B: the exponentials of k-step kk, then its mma's */
+        float mx[2] = {m[0], m[1]}, use[2], alpha[2], sum[2] = {0.0f, 0.0f};
+#pragma unroll
+        for (int j = 0; j < BK / 8; j++) {
+            mx[0] = fmaxf(mx[0], fmaxf(s[0][j][0], s[0][j][1]));
+            mx[1] = fmaxf(mx[1], fmaxf(s[0][j][2], s[0][j][3]));
+        }
+#pragma unroll
+        for (int i = 0; i < 2; i++) {
+            mx[i] = lanes_max<4>(mx[i]);
+            use[i] = mx[i] == -INFINITY ? 0.0f : mx[i];
+            alpha[i] = expf(m[i] - use[i]);
+            m[i] = mx[i];
+        }
+        attn_rescale<D / 8>(acc[0], alpha);
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; kk++) {
+#pragma unroll
+            for (int j = 2 * kk; j < 2 * kk + 2; j++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    s[0][j][e] = expf(s[0][j][e] - use[e >> 1]);
+                    sum[e >> 1] += s[0][j][e];
+                }
+            unsigned pk[4] = {attn_pack<T>(s[0][2 * kk][0], s[0][2 * kk][1]),
+                              attn_pack<T>(s[0][2 * kk][2], s[0][2 * kk][3]),
+                              attn_pack<T>(s[0][2 * kk + 1][0], s[0][2 * kk + 1][1]),
+                              attn_pack<T>(s[0][2 * kk + 1][2], s[0][2 * kk + 1][3])};
+#pragma unroll
+            for (int dt = 0; dt < D / 8; dt += 2) {
+                unsigned b[4];
+                ldmatrix_x4_trans(b[0], b[1], b[2], b[3],
+                                  smem_addr(vs) + attn_chunk_off<D, false>(
+                                                      16 * kk + lane % 8 + 8 * ((lane / 8) % 2), dt + lane / 16));
+                attn_mma<T>(acc[0][dt], pk, b);
+                attn_mma<T>(acc[0][dt + 1], pk, b + 2);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 2; i++) l[i] = alpha[i] * l[i] + sum[i];
+#else
         unsigned p[1][BK / 16][4];
         attn_softmax<T, BK / 8, D / 8, false>(s[0], acc[0], m, l, p[0], 0.0f);
         attn_pv<T, D, BK, 1, false>(acc, p, smem_addr(vs), lane);
+#endif
     }
     attn_store<T, D>(acc[0], m, l, o + base, lse + pair * n, query, n, 1.0f, lane);
 }

@@ -45,7 +45,22 @@
  * LDGSTS between the HMMAs, two HMMAs after each LDSM of K or V, and no LDL/STL (make test
  * checks HMMA, LDSM, LDGSTS, MUFU.EX2, no local memory). In a profile, 2 blocks (8 warps) an
  * SM on sm_90, shared-memory bank conflicts of ldmatrix at zero, and the tensor pipe busier
- * than stage 3's. */
+ * than stage 3's.
+ *
+ * A/B switches (08_flash_attn/ab.list; not part of the lesson's kernel): each -D takes one idea
+ * of README "Stage 4" out, to measure its share beside the unmodified stage.
+ *   ATTN_AB_ONE_BLOCK   4b: one block an SM: the dynamic shared memory raised to half an SM's
+ *                           (with the 1 KiB each block reserves, a second no longer fits; the
+ *                           launcher checks it with the occupancy API); the kernel is unchanged
+ *   ATTN_AB_NO_PREFETCH 4d: K_j and V_j loaded together into one buffer each, waited for, then
+ *                           computed (stage 3's loop): no copy under the products (the second
+ *                           buffers stay allocated, so the blocks an SM do not change)
+ *   ATTN_AB_PADDED      4e: rows padded by 8 elements (stage 3's layout) instead of the swizzle:
+ *                           102 KiB at D = 128, 90 KiB at D = 64 (sm_90: still 2 blocks an SM;
+ *                           sm_80: 1 at both D; sm_89: D = 128 no longer fits its 99 KiB)
+ *   ATTN_AB_EXPF        4f: scores scaled by a multiply, expf (stage 3's softmax), no exp2 folding
+ *   ATTN_AB_NO_SKIP     4g: causal computes every key tile up to n (past the diagonal masked)
+ *   ATTN_AB_MASK_ALL    4g: the mask applied to every tile, not only where needed */
 #include "stage.h"
 #include "attn.h"
 #include "fa2.cuh"
@@ -57,6 +72,13 @@
 #define WARPS (BQ / ROWS)
 #define THREADS (WARPS * 32)
 #define LOG2E 1.4426950408889634f
+#if defined(ATTN_AB_PADDED) /* takes out 4e: padded rows, as stage 3 */
+#define SWIZZLED false
+#define TILE_ROW_BYTES(D) (((D) + 8) * 2)
+#else
+#define SWIZZLED true
+#define TILE_ROW_BYTES(D) ((D) * 2)
+#endif
 
 template <typename T, int D>
 static __global__ void __launch_bounds__(THREADS, 2)
@@ -64,7 +86,7 @@ static __global__ void __launch_bounds__(THREADS, 2)
                      T *__restrict__ o, float *__restrict__ lse, int n, int q_tiles, float scale,
                      int causal) {
     constexpr int BK = ATTN_FA2T_BK(D), NT = BK / 8;
-    constexpr unsigned Q_BYTES = BQ * D * 2, KV_BYTES = BK * D * 2;
+    constexpr unsigned Q_BYTES = BQ * TILE_ROW_BYTES(D), KV_BYTES = BK * TILE_ROW_BYTES(D);
     extern __shared__ __align__(128) unsigned char smem[];
     unsigned char *qs = smem, *ks = smem + Q_BYTES, *vs = ks + 2 * KV_BYTES; /* ks, vs: 2 each */
 
@@ -77,18 +99,22 @@ static __global__ void __launch_bounds__(THREADS, 2)
     const int wq0 = q0 + ROWS * warp; /* the warp's first query */
     /* row g of m-tile 0; the lane's rows are query + 16 mt and query + 16 mt + 8 */
     const int query = wq0 + lane / 4;
+#if defined(ATTN_AB_NO_SKIP) /* takes out 4g's skip: every key tile, as stage 3 */
+    const int kv_end = n;
+#else
     const int kv_end = causal ? min(n, q0 + BQ) : n;
+#endif
     const int k_tiles = (kv_end + BK - 1) / BK;
     const float c = scale * LOG2E;
 
     /* Three groups: Q, K_0, V_0. The Q tile stays in shared memory for the block's life: its
      * A fragments are re-read by ldmatrix at every k-step of Q K^T (they would take 64 more
      * registers a lane at D = 128). */
-    attn_load_tile<T, D, BQ, THREADS, true>(qs, q + base, q0, n);
+    attn_load_tile<T, D, BQ, THREADS, SWIZZLED>(qs, q + base, q0, n);
     cp_async_commit();
-    attn_load_tile<T, D, BK, THREADS, true>(ks, k + base, 0, n);
+    attn_load_tile<T, D, BK, THREADS, SWIZZLED>(ks, k + base, 0, n);
     cp_async_commit();
-    attn_load_tile<T, D, BK, THREADS, true>(vs, v + base, 0, n);
+    attn_load_tile<T, D, BK, THREADS, SWIZZLED>(vs, v + base, 0, n);
     cp_async_commit();
     const unsigned qs_addr = smem_addr(qs), ks_addr = smem_addr(ks), vs_addr = smem_addr(vs);
 
@@ -99,43 +125,78 @@ static __global__ void __launch_bounds__(THREADS, 2)
 
     for (int j = 0; j < k_tiles; j++) {
         const int k0 = j * BK;
+#if defined(ATTN_AB_NO_PREFETCH) /* takes out 4d: one buffer each, load, wait, compute (stage 3) */
+        const unsigned cur = 0;
+        if (j > 0) {
+            __syncthreads(); /* every warp is done with tile j - 1 */
+            attn_load_tile<T, D, BK, THREADS, SWIZZLED>(ks, k + base, k0, n);
+            attn_load_tile<T, D, BK, THREADS, SWIZZLED>(vs, v + base, k0, n);
+            cp_async_commit();
+        }
+        cp_async_wait<0>();
+        __syncthreads();
+#else
         const unsigned cur = (unsigned)(j & 1) * KV_BYTES, nxt = (unsigned)((j + 1) & 1) * KV_BYTES;
         /* Groups issued so far end with K_j, V_j: all but the newest (V_j) means K_j (and, at
          * j = 0, Q) is here. The barrier also says every warp is done with tile j - 1, whose
          * buffers (nxt) the copies of tile j + 1 now overwrite. */
         cp_async_wait<1>();
         __syncthreads();
-        if (j + 1 < k_tiles) attn_load_tile<T, D, BK, THREADS, true>(ks + nxt, k + base, k0 + BK, n);
+        if (j + 1 < k_tiles) attn_load_tile<T, D, BK, THREADS, SWIZZLED>(ks + nxt, k + base, k0 + BK, n);
         cp_async_commit(); /* committed even when empty, so the group counts stay the same */
-        if (j + 1 < k_tiles) attn_load_tile<T, D, BK, THREADS, true>(vs + nxt, v + base, k0 + BK, n);
+        if (j + 1 < k_tiles) attn_load_tile<T, D, BK, THREADS, SWIZZLED>(vs + nxt, v + base, k0 + BK, n);
         cp_async_commit();
+#endif
 
         /* Causal: a tile whose first key is after the warp's last query is all masked for this
          * warp: it adds nothing, so the warp skips both products (it still meets the barriers). */
+#if defined(ATTN_AB_NO_SKIP) /* takes out 4g's skip: every warp computes every tile */
+        const bool live = k0 < n; /* always: "true" made ptxas spill at D = 128 */
+#else
         const bool live = !causal || k0 <= wq0 + ROWS - 1;
+#endif
         unsigned p[MT][NT / 2][4];
         if (live) {
             float s[MT][NT][4];
-            attn_qk_smem<T, D, BK, MT, true>(s, qs_addr, ROWS * warp, ks_addr + cur, lane);
+            attn_qk_smem<T, D, BK, MT, SWIZZLED>(s, qs_addr, ROWS * warp, ks_addr + cur, lane);
 #pragma unroll
             for (int mt = 0; mt < MT; mt++) {
                 /* Only a tile that crosses this m-tile's diagonal, or runs past n, has a key to
                  * mask. */
+#if defined(ATTN_AB_MASK_ALL) /* takes out 4g's "mask only where needed": every tile */
+                if (k0 < n) /* always: "true" made ptxas spill at D = 64 */
+#else
                 if (k0 + BK > n || (causal && k0 + BK - 1 > wq0 + 16 * mt))
+#endif
                     attn_mask<NT>(s[mt], k0, query + 16 * mt, n, causal, lane);
+#if defined(ATTN_AB_EXPF) /* takes out 4f: scaled scores and expf, as stage 3 (m then scaled) */
+#pragma unroll
+                for (int jt = 0; jt < NT; jt++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) s[mt][jt][e] *= scale;
+                attn_softmax<T, NT, D / 8, false>(s[mt], acc[mt], m[mt], l[mt], p[mt], c);
+#else
                 attn_softmax<T, NT, D / 8, true>(s[mt], acc[mt], m[mt], l[mt], p[mt], c);
+#endif
             }
         }
 
+#if !defined(ATTN_AB_NO_PREFETCH) /* (4d out: V_j landed with K_j) */
         /* Newest groups: K_{j+1}, V_{j+1}; all older, V_j among them, have landed. */
         cp_async_wait<2>();
         __syncthreads();
-        if (live) attn_pv<T, D, BK, MT, true>(acc, p, vs_addr + cur, lane);
+#endif
+        if (live) attn_pv<T, D, BK, MT, SWIZZLED>(acc, p, vs_addr + cur, lane);
     }
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
+#if defined(ATTN_AB_EXPF) /* (4f out: m is a scaled score) */
+        attn_store<T, D>(acc[mt], m[mt], l[mt], o + base, lse + pair * n, query + 16 * mt, n, 1.0f,
+                         lane);
+#else
         attn_store<T, D>(acc[mt], m[mt], l[mt], o + base, lse + pair * n, query + 16 * mt, n, scale,
                          lane);
+#endif
 }
 
 /* Two blocks an SM need the largest shared-memory carveout (2 x 97 KiB of sm_90's 228): asked
@@ -153,10 +214,27 @@ template <typename T, int D> static int launch(const attn_args *a, cudaStream_t 
     const long blocks = (long)q_tiles * a->b * a->h;
     if (blocks > 0x7fffffffL)
         return launch_unsupported("%ld query tiles: more than a grid's 2^31 - 1 blocks", blocks);
-    const launch_cfg cfg = {dim3((unsigned)blocks), dim3(THREADS), (size_t)ATTN_FA2T_SMEM(D), 1,
-                            stream};
+    size_t smem = ATTN_FA2T_SMEM(D);
+#if defined(ATTN_AB_PADDED) /* (4e out: rows of D + 8 elements; over sm_89's 99 KiB at D = 128) */
+    smem = (size_t)(BQ + 4 * ATTN_FA2T_BK(D)) * TILE_ROW_BYTES(D);
+#endif
+#if defined(ATTN_AB_ONE_BLOCK) /* takes out 4b: half an SM's shared memory or more, one block */
+    int dev = 0, per_sm = 0, fit = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+    if (smem < (size_t)per_sm / 2) smem = (size_t)per_sm / 2;
+#endif
+    const launch_cfg cfg = {dim3((unsigned)blocks), dim3(THREADS), smem, 1, stream};
     static const bool carveout = prefer_shared((const void *)fa2_tuned_kernel<T, D>);
     (void)carveout;
+#if defined(ATTN_AB_ONE_BLOCK) /* (4b out: checked, not assumed) */
+    const int rc = launch_prepare((const void *)fa2_tuned_kernel<T, D>, &cfg);
+    if (rc != LAUNCH_OK) return rc;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, fa2_tuned_kernel<T, D>, THREADS, smem) !=
+            cudaSuccess ||
+        fit != 1)
+        return launch_unsupported("A/B 4b: %d blocks an SM, not 1", fit);
+#endif
     return launch_kernel(fa2_tuned_kernel<T, D>, cfg, (const T *)a->q, (const T *)a->k,
                          (const T *)a->v, (T *)a->o, a->lse, a->n, q_tiles, a->scale, a->causal);
 }

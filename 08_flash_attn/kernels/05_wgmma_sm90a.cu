@@ -86,7 +86,12 @@
  * (only across the two consumers), and no wgmma is in flight across a branch (no C7518).
  *
  * What to look for: in the SASS, HGMMA.64x128x16 (S) and HGMMA.64xDx16 with "gdesc[..].tnspB"
- * (P V), UTMALDG.3D, SYNCS (the mbarriers), USETMAXREG, MUFU.EX2, no LDL/STL, no LDSM. */
+ * (P V), UTMALDG.3D, SYNCS (the mbarriers), USETMAXREG, MUFU.EX2, no LDL/STL, no LDSM.
+ *
+ * A/B switches (08_flash_attn/ab.list; not part of the lesson's kernel): each -D takes one idea
+ * of README "Stage 5" out, to measure its share beside the unmodified stage.
+ *   ATTN_AB_RING1   5d: one K and one V slot: K_{j+1} loads once S_j has read K_j, V_{j+1} once
+ *                   P_j V_j has read V_j (K and V keep their own barriers) */
 #include "stage.h"
 #include "attn.h"
 #include "attn_hopper.cuh"
@@ -101,6 +106,11 @@
 #include "ptx/smem.cuh"
 #include "ptx/tma.cuh"
 #include "ptx/wgmma.cuh"
+
+#if defined(ATTN_AB_RING1) /* takes out 5d: a ring of one slot (ATTN_WGMMA_SMEM follows) */
+#undef ATTN_WGMMA_STAGES
+#define ATTN_WGMMA_STAGES 1
+#endif
 
 #define BQ ATTN_WGMMA_BQ         /* queries a block: 128 */
 #define BK ATTN_WGMMA_BK         /* keys a tile: 128 */

@@ -116,13 +116,14 @@
  *    use FlashAttention-3's order.
  *  - The wait for K_j (j >= 1) comes before the turn's bar.sync, not after it: a consumer
  *    whose K has not landed waits without holding the turn, and the instructions between
- *    bar.sync and the first HGMMA drop to the descriptors' (12 at D = 64, 16 at D = 128).
- *  - Masking only where needed, without a branch under a wgmma in flight: only a row block's
+ *    bar.sync and the first HGMMA drop to the descriptors' (14 at both D with ptxas 13.0).
+ *  - Masking only where needed, with no test in the regular turns: only a row block's
  *    last key tile can hold keys past n, or keys after a query (causal: the loop ends at the
  *    block's last query, and blocks and tiles are both 128 wide and aligned). The loop is
  *    "tiles 1 .. T - 2 unmasked" then "tile T - 1 masked", the same body instantiated twice
  *    (a compile-time flag); tile 0, whose product is waited for before its softmax, masks
- *    under stage 5's test.
+ *    under stage 5's test. (One body with the mask under a branch on the last tile, P V in
+ *    flight across it, is not serialized by ptxas 13.0 and measured 2-4% slower: README 6c.)
  *  - At D = 64 the K and V rings have 3 slots each (a tile is 16 KiB there): the producer runs
  *    a tile further ahead (4 slots measured the same). At D = 128, beside two Q buffers, 3 + 3
  *    would take 257 KiB: K has 2 slots and V 3 (225 of the 227 KiB a block may have). V gets
@@ -189,7 +190,22 @@
  * softmax. No LDL/STL, R2UR only outside the key loop (before it, and in the next item's
  * decode before the boundary turn's BAR.SYNC). The persistent loop adds little: the
  * item's decode (an integer division, MUFU.RCP), a few R2UR for Q's buffer, Q's waits and the
- * predicated arrival on Q's empty barrier next to K's. */
+ * predicated arrival on Q's empty barrier next to K's.
+ *
+ * A/B switches (08_flash_attn/ab.list; not part of the lesson's kernel): each -D takes one idea
+ * of README "Stage 6" out, to measure its share beside the unmodified stage.
+ *   ATTN_AB_NO_PINGPONG 6a: the turns' named barriers do nothing: the consumers issue when ready
+ *   ATTN_AB_NO_INTRA    6b: a turn waits for its P_{j-1} V_{j-1} with S_j (wait_group 0),
+ *                           before the softmax of S_j
+ *   ATTN_AB_ONE_BODY    6c: one loop body for every key tile j >= 1, the mask under a test of j
+ *                           (the branch 6c avoids, with P V in flight; Q released at the last)
+ *   ATTN_AB_MASK_ALL    6c: one loop body, the masked one: the mask's test on every score of
+ *                           every tile j >= 1, branch-free (stage 3's way)
+ *   ATTN_AB_RING2       6d: two K and two V slots at both D, as stage 5
+ *   ATTN_AB_NO_PERSIST  6e: one work item a block (causal too: longest first), grid = items;
+ *                           with it 6f never happens (no next item)
+ *   ATTN_AB_NO_BOUNDARY 6f: no boundary turn: an item's last P V outside the turns and its store,
+ *                           then the next item's tile 0 alone in a turn, as the block's first */
 #include <stdlib.h>
 
 #include "stage.h"
@@ -209,6 +225,25 @@
 #include "ptx/tma.cuh"
 #include "ptx/wgmma.cuh"
 
+#if defined(ATTN_AB_NO_PINGPONG) /* takes out 6a: no turns (a compiler barrier stays) */
+static __device__ __forceinline__ void ab_no_turn(unsigned, unsigned) {
+    asm volatile("" ::: "memory");
+}
+#define named_barrier_sync ab_no_turn
+#define named_barrier_arrive ab_no_turn
+#endif
+#if defined(ATTN_AB_NO_INTRA) /* takes out 6b: S_j waited for together with P_{j-1} V_{j-1} */
+#define PV_IN_FLIGHT 0
+#else
+#define PV_IN_FLIGHT 1 /* wgmma groups left in flight when S_j is waited for: its P V */
+#endif
+#if defined(ATTN_AB_RING2) /* takes out 6d: stage 5's rings (ATTN_FA3_SMEM follows) */
+#undef ATTN_FA3_K_STAGES
+#undef ATTN_FA3_V_STAGES
+#define ATTN_FA3_K_STAGES(D) 2
+#define ATTN_FA3_V_STAGES(D) 2
+#endif
+
 #define BQ ATTN_WGMMA_BQ /* queries a block: 128 */
 #define BK ATTN_WGMMA_BK /* keys a tile: 128 */
 #define CONSUMERS 2      /* warpgroups of 64 query rows */
@@ -227,6 +262,9 @@ static_assert(BQ == BK, "a block's key tiles all unmasked but its last (causal)"
  * every block gets the same work. Not causal, a unit is q tile k. Either way a pair's units
  * are consecutive: the blocks in flight share few pairs' K and V in L2. */
 static __host__ __device__ __forceinline__ int units_per_pair(int q_tiles, int causal) {
+#if defined(ATTN_AB_NO_PERSIST) /* takes out 6e: a unit is one q tile (causal: longest first) */
+    return (void)causal, q_tiles;
+#endif
     return causal ? (q_tiles + 1) / 2 : q_tiles;
 }
 /* A place in block b's work list: unit u (b, b + grid, ...), its item i (0, or 1: the second q
@@ -237,7 +275,11 @@ struct fa3_cursor {
 static __device__ __forceinline__ fa3_cursor first_item() { return {(int)blockIdx.x, 0}; }
 static __device__ __forceinline__ fa3_cursor next_item(fa3_cursor x, int q_tiles, int causal) {
     const int k = x.u % units_per_pair(q_tiles, causal);
+#if defined(ATTN_AB_NO_PERSIST) /* (6e out: one item a unit) */
+    const int items = ((void)k, 1);
+#else
     const int items = causal && 2 * k + 1 < q_tiles ? 2 : 1;
+#endif
     return x.i + 1 < items ? fa3_cursor{x.u, x.i + 1} : fa3_cursor{x.u + (int)gridDim.x, 0};
 }
 /* The (pair, q tile) of an item: pair = b * heads + h. */
@@ -427,13 +469,22 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_commit_group();
         named_barrier_arrive(other_turn, TURN_THREADS);
 
-        wgmma_wait_group<1>(); /* S_j has landed; P V may still run */
+        wgmma_wait_group<PV_IN_FLIGHT>(); /* S_j has landed; P V may still run */
         wgmma_fence_operands(s);
         release(bars.k_empty, KS, x, j);
         if constexpr (decltype(masked)::value) {
             /* the last tile: Q is free for the producer's next item but one */
+#if defined(ATTN_AB_ONE_BODY) || defined(ATTN_AB_MASK_ALL) /* (6c out: every tile comes here) */
+            mbarrier_arrive_if(q_empty(x), signals && j == x.k_tiles - 1);
+#else
             mbarrier_arrive_if(q_empty(x), signals);
+#endif
+#if defined(ATTN_AB_ONE_BODY) /* (6c out: a branch with P V in flight) */
+            if (j == x.k_tiles - 1)
+                attn_mask<BK / 8>(as_n8_tiles(s), j * BK, query_of(x), n, causal, lane);
+#else
             attn_mask<BK / 8>(as_n8_tiles(s), j * BK, query_of(x), n, causal, lane);
+#endif
         }
         /* the exponentials in place, in s: neither O nor P, which P V still uses, is written */
         attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), m, l, alpha, cexp);
@@ -464,7 +515,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_commit_group();
         named_barrier_arrive(other_turn, TURN_THREADS);
 
-        wgmma_wait_group<1>(); /* S_0(y) has landed; x's P V may still run */
+        wgmma_wait_group<PV_IN_FLIGHT>(); /* S_0(y) has landed; x's P V may still run */
         wgmma_fence_operands(s);
         release(bars.k_empty, KS, y, 0);
         mbarrier_arrive_if(q_empty(y), signals && y.k_tiles == 1); /* y's last S */
@@ -484,16 +535,10 @@ static __global__ void __launch_bounds__(THREADS, 1)
         attn_pack_p<T, BK / 8>(as_n8_tiles(s), p);
     };
 
-    /* The turns run on across items (both consumers take T turns in each, the boundary turn
-     * being the next item's tile 0): consumer 1's first arrival and consumer 0's last sync are
-     * the kernel's, once. */
-    if (c == 1) named_barrier_arrive(TURN + 0, TURN_THREADS); /* consumer 0 goes first */
-    if (first_item().u < units) {
-        item_t x = make_item(first_item(), 0, 0);
+    /* The block's first item: tile 0 alone in the turn, its exponentials after it lands. */
+    auto first_tile = [&](const item_t &x) {
         start_item();
         mbarrier_wait_parity_in_asm(q_full(x), q_parity(x));
-
-        /* The block's first item: tile 0 alone in the turn, its exponentials after it lands. */
         named_barrier_sync(my_turn, TURN_THREADS);
         full(bars.k_full, KS, x, 0);
         wgmma_fence();
@@ -507,19 +552,10 @@ static __global__ void __launch_bounds__(THREADS, 1)
         mask0(x);
         attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), m, l, alpha, cexp);
         finish(x, 1); /* P_0 packed (nothing in flight, O = 0) */
-
-        for (;;) {
-            for (int j = 1; j < x.k_tiles - 1; j++) step(x, j, std::false_type{});
-            if (x.k_tiles > 1) step(x, x.k_tiles - 1, std::true_type{}); /* the last: masked */
-            const fa3_cursor next = next_item(x.at, q_tiles, causal);
-            if (next.u >= units) break;
-            const item_t y = make_item(next, x.ring + x.k_tiles, x.it + 1);
-            boundary(x, y);
-            x = y;
-        }
-
-        /* The block's last item: its last P V outside the turns (the other consumer runs
-         * meanwhile). */
+    };
+    /* The block's last item: its last P V outside the turns (the other consumer runs
+     * meanwhile). */
+    auto last_pv = [&](const item_t &x) {
         const int last = x.k_tiles - 1;
         full(bars.v_full, VS, x, last);
         wgmma_fence();
@@ -529,6 +565,35 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_fence_operands(acc);
         release(bars.v_empty, VS, x, last);
         store(x);
+    };
+
+    /* The turns run on across items (both consumers take T turns in each, the boundary turn
+     * being the next item's tile 0): consumer 1's first arrival and consumer 0's last sync are
+     * the kernel's, once. */
+    if (c == 1) named_barrier_arrive(TURN + 0, TURN_THREADS); /* consumer 0 goes first */
+    if (first_item().u < units) {
+        item_t x = make_item(first_item(), 0, 0);
+        first_tile(x);
+        for (;;) {
+#if defined(ATTN_AB_ONE_BODY) || defined(ATTN_AB_MASK_ALL) /* takes out 6c: one loop body */
+            for (int j = 1; j < x.k_tiles; j++) step(x, j, std::true_type{});
+#else
+            for (int j = 1; j < x.k_tiles - 1; j++) step(x, j, std::false_type{});
+            if (x.k_tiles > 1) step(x, x.k_tiles - 1, std::true_type{}); /* the last: masked */
+#endif
+            const fa3_cursor next = next_item(x.at, q_tiles, causal);
+            if (next.u >= units) break;
+            const item_t y = make_item(next, x.ring + x.k_tiles, x.it + 1);
+#if defined(ATTN_AB_NO_BOUNDARY) /* takes out 6f: x finished alone, then y's tile 0 alone */
+            (void)boundary;
+            last_pv(x);
+            first_tile(y);
+#else
+            boundary(x, y);
+#endif
+            x = y;
+        }
+        last_pv(x);
     }
     if (c == 0) named_barrier_sync(TURN + 0, TURN_THREADS); /* consumer 1's last arrival */
 }
@@ -549,6 +614,9 @@ static long fa3_grid(long units) {
     }
     if (units < 1) return 1;
     if (fixed > 0) return fixed < units ? fixed : units;
+#if defined(ATTN_AB_NO_PERSIST) /* (6e out: a block a unit) */
+    return units;
+#endif
     return launch_balanced_grid(units, launch_sms());
 }
 
