@@ -15,7 +15,8 @@
  * returns 128 x 128 registers to the SM's pool; setmaxnreg_inc<232> in each consumer takes
  * 128 x 64 of them: 128 x 40 + 256 x 232 = 64512 <= 65536.
  *
- * Why 128x256. With the registers to hold it, each consumer now issues m64n256k16: one
+ * Why 128x256. Each consumer now issues m64n256k16 (its 128 accumulators fit even without
+ * setmaxnreg with ptxas 13.0: 154 registers; README, stage 4): one
  * instruction does twice the work of stage 3's m64n128k16 for the same A operand read, and the
  * block loads 128 + 256 rows for 128 x 256 outputs: 85 flops per operand byte instead of 64.
  * The ring has 4 slots of 48 KiB (192 KiB); 5 would not fit in 227 KiB.
