@@ -441,13 +441,10 @@ done
 # the chapter, each macro of DEFINES one that FILE or a header of the chapter tests (#if defined),
 # and every switch a stage file tests measured by some line. A switch that no stage reads would
 # build a variant identical to its stage and measure noise as an idea's share.
-for ch in "$@"; do
-    list=$ch/ab.list
-    [ -f "$list" ] || continue
-    bad="" names=" " used=" " n=0
+ab_list_problems() { # DIR (a chapter, or a copy of one): prints the problems, nothing if none
+    local ch=$1 bad="" names=" " used=" " name file defines rest d m
     while read -r name file defines rest; do
         [[ -z ${name:-} || $name == \#* ]] && continue
-        n=$((n + 1))
         [[ $names == *" $name "* ]] && bad="$bad; $name twice"
         names="$names$name "
         [ -n "${rest:-}" ] || bad="$bad; $name: no arguments"
@@ -460,13 +457,36 @@ for ch in "$@"; do
             grep -qE "defined\($m\)" "$ch/$file" "$ch"/*.cuh "$ch"/*.h 2>/dev/null ||
                 bad="$bad; $name: $m is tested nowhere in $ch/$file or $ch's headers"
         done
-    done <"$list"
+    done <"$ch/ab.list"
     for m in $(grep -ohE 'defined\([A-Z0-9]+_AB_[A-Z0-9_]+\)' "$ch"/kernels/*.cu "$ch"/*.cuh 2>/dev/null |
                sed 's/defined(\(.*\))/\1/' | sort -u); do
         [[ $used == *" $m "* ]] || bad="$bad; switch $m is in no line"
     done
-    if [ -z "$bad" ]; then result PASS "ab.list: $list's $n variants name their files and switches"
-    else result FAIL "ab.list: $list${bad}"; fi
+    echo "${bad#; }"
+}
+for ch in "$@"; do
+    [ -f "$ch/ab.list" ] || continue
+    n=$(grep -cvE '^[[:space:]]*(#|$)' "$ch/ab.list")
+    bad=$(ab_list_problems "$ch")
+    if [ -z "$bad" ]; then result PASS "ab.list: $ch/ab.list's $n variants name their files and switches"
+    else result FAIL "ab.list: $ch/ab.list: $bad"; fi
+done
+# ... and it can fail: a copy of the first such chapter's list and stage files, with a line
+# repeated and a switch renamed in one line, must give both problems.
+for ch in "$@"; do
+    [ -f "$ch/ab.list" ] || continue
+    neg=$BUILD/ab_list_negative/$ch
+    rm -rf "$neg" && mkdir -p "$neg/kernels" && cp "$ch"/kernels/*.cu "$neg/kernels/" &&
+        cp "$ch"/*.cuh "$ch"/*.h "$neg/" 2>/dev/null
+    first=$(grep -vE '^[[:space:]]*(#|$)' "$ch/ab.list" | awk '$2 != "-"' | head -n 1)
+    switch=$(awk '{print $3}' <<<"$first" | cut -d, -f1 | sed 's/^-D//; s/=.*//')
+    { cat "$ch/ab.list"; echo "$first" | sed "s/$switch/${switch}_RENAMED/"; } >"$neg/ab.list"
+    bad=$(ab_list_problems "$neg")
+    if [[ $bad == *twice* && $bad == *"${switch}_RENAMED is tested nowhere"* ]]; then
+        result PASS "ab.list: a repeated line and an unknown switch in a copy of $ch/ab.list are caught"
+    else result FAIL "ab.list: a broken copy of $ch/ab.list passed the check (got: ${bad:-nothing})"; fi
+    rm -rf "$BUILD/ab_list_negative"
+    break
 done
 
 # make compare-NN's static columns (common/compare.sh) on two kernels that differ on purpose
