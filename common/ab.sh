@@ -23,7 +23,15 @@ out=${2:-results/ab_$chapter}
 rounds=${3:-2}
 only=" ${*:4} "
 list=$chapter/ab.list
-[ -f "$list" ] || { echo "ab.sh: $list not found (the chapters with A/B variants: $(ls -d [0-9][0-9]_*/ab.list 2>/dev/null | cut -d/ -f1 | tr '\n' ' '))" >&2; exit 2; }
+if [ ! -f "$list" ]; then
+    have=$(ls -d [0-9][0-9]_*/ab.list 2>/dev/null | cut -d/ -f1 | tr '\n' ' ')
+    echo "ab.sh: $list not found (the chapters with A/B variants: $have)" >&2
+    exit 2
+fi
+for n in ${*:4}; do # a NAME the list lacks would be silently left out
+    awk -v n="$n" '$1 == n { f = 1 } END { exit !f }' "$list" ||
+        { echo "ab.sh: $list has no line named '$n'" >&2; exit 2; }
+done
 mkdir -p "$out"
 make "build/bin/$chapter" >"$out/build.txt" 2>&1 || { tail -n 30 "$out/build.txt"; exit 1; }
 
@@ -49,7 +57,8 @@ while read -r name file defines rest; do
     fi
     env_part=() arg_part=()
     for w in $rest; do
-        if [ ${#arg_part[@]} -eq 0 ] && [[ $w =~ ^[A-Z][A-Z0-9_]*= ]]; then env_part+=("$w"); else arg_part+=("$w"); fi
+        if [ ${#arg_part[@]} -eq 0 ] && [[ $w =~ ^[A-Z][A-Z0-9_]*= ]]; then env_part+=("$w")
+        else arg_part+=("$w"); fi
     done
     names+=("$name") bins+=("$bin") envs+=("${env_part[*]}") args+=("${arg_part[*]}")
 done <"$list"

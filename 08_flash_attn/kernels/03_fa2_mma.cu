@@ -120,9 +120,9 @@ static __global__ void __launch_bounds__(THREADS)
 #pragma unroll
             for (int dt = 0; dt < D / 8; dt += 2) {
                 unsigned b[4];
+                const int key = 16 * kk + lane % 8 + 8 * ((lane / 8) % 2);
                 ldmatrix_x4_trans(b[0], b[1], b[2], b[3],
-                                  smem_addr(vs) + attn_chunk_off<D, false>(
-                                                      16 * kk + lane % 8 + 8 * ((lane / 8) % 2), dt + lane / 16));
+                                  smem_addr(vs) + attn_chunk_off<D, false>(key, dt + lane / 16));
                 attn_mma<T>(acc[0][dt], pk, b);
                 attn_mma<T>(acc[0][dt + 1], pk, b + 2);
             }

@@ -142,9 +142,11 @@ static __global__ void __launch_bounds__(THREADS, 2)
          * buffers (nxt) the copies of tile j + 1 now overwrite. */
         cp_async_wait<1>();
         __syncthreads();
-        if (j + 1 < k_tiles) attn_load_tile<T, D, BK, THREADS, SWIZZLED>(ks + nxt, k + base, k0 + BK, n);
+        if (j + 1 < k_tiles)
+            attn_load_tile<T, D, BK, THREADS, SWIZZLED>(ks + nxt, k + base, k0 + BK, n);
         cp_async_commit(); /* committed even when empty, so the group counts stay the same */
-        if (j + 1 < k_tiles) attn_load_tile<T, D, BK, THREADS, SWIZZLED>(vs + nxt, v + base, k0 + BK, n);
+        if (j + 1 < k_tiles)
+            attn_load_tile<T, D, BK, THREADS, SWIZZLED>(vs + nxt, v + base, k0 + BK, n);
         cp_async_commit();
 #endif
 
@@ -230,9 +232,9 @@ template <typename T, int D> static int launch(const attn_args *a, cudaStream_t 
 #if defined(ATTN_AB_ONE_BLOCK) /* (4b out: checked, not assumed) */
     const int rc = launch_prepare((const void *)fa2_tuned_kernel<T, D>, &cfg);
     if (rc != LAUNCH_OK) return rc;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, fa2_tuned_kernel<T, D>, THREADS, smem) !=
-            cudaSuccess ||
-        fit != 1)
+    const cudaError_t occ =
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, fa2_tuned_kernel<T, D>, THREADS, smem);
+    if (occ != cudaSuccess || fit != 1)
         return launch_unsupported("A/B 4b: %d blocks an SM, not 1", fit);
 #endif
     return launch_kernel(fa2_tuned_kernel<T, D>, cfg, (const T *)a->q, (const T *)a->k,
