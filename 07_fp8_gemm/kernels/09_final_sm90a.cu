@@ -42,10 +42,16 @@
  *    small M and small grids, the inference shapes), picked like chapter 06's stage 8 (rounds x
  *    tile area / rate). A consumer's fp32 sums and its accumulators share 232 registers: 64 x 128
  *    per band, so n256 (128 + 128 registers before addresses) does not fit.
- *  - Per tensor, 128 x 144 too (cuBLASLt's tile): three sets of 72 registers, so the consumers
+ *  - 128 x 144 too (cuBLASLt's per-tensor tile): three sets of 72 registers, so the consumers
  *    take 240 and the producer 24; its first 128 columns leave in two 64-column TMA boxes, the
  *    last 16 in a third, narrow one (stage_tail). 4096 tiles of 128 x 128 at 8192^3 need 32
- *    rounds on 132 SMs (31.03), 128 x 144 tiles 28 (27.6): wider_144 below.
+ *    rounds on 132 SMs (31.03), 128 x 144 tiles 28 (27.6): wider_144 below. Block-scaled, a
+ *    tile at column 144 j straddles two of B's 128-column scale blocks: each K tile loads both
+ *    blocks' scales, and the registers of the columns before the boundary take the first's
+ *    (TWO_B; the boundary is one of 8 places, a K loop compiled for each). Measured (H100,
+ *    2026-11-26, A/B twice): 4096 x 2112 x 7168, 5 rounds of 128 x 128 pairs against 4 of
+ *    128 x 144, 0.973x -> 1.049x cuBLASLt block-scaled; at 8192^3 the tile is 2% slower than
+ *    128 x 128 (1277 against 1303 TFLOPS), at the other M = 4096 shapes 4-12%.
  *
  * Shapes: any M and N (block scaling: M % 4 == 0, the TMA map of A's scales); K % 16 == 0. */
 #include <stdint.h>
@@ -100,7 +106,8 @@ struct final07_shape {
 static_assert(final07_shape<false, 2, 1>::depth == 6 && final07_shape<true, 2, 1>::depth == 5 &&
                   final07_shape<false, 1, 1>::depth == 8 && final07_shape<true, 1, 1>::depth == 8 &&
                   final07_shape<false, 2, 2>::depth == 4 && final07_shape<true, 2, 2>::depth == 3 &&
-                  final07_shape<false, 2, 1, CLUSTER, 144>::depth == 5,
+                  final07_shape<false, 2, 1, CLUSTER, 144>::depth == 5 &&
+                  final07_shape<true, 2, 1, CLUSTER, 144>::depth == 5,
               "slots");
 static_assert(final07_shape<false, 2, 1>::smem == GEMM07_SMEM_FINAL &&
                   final07_shape<true, 2, 1>::smem <= GEMM07_SMEM_FINAL &&
@@ -108,7 +115,8 @@ static_assert(final07_shape<false, 2, 1>::smem == GEMM07_SMEM_FINAL &&
                   final07_shape<true, 1, 1>::smem <= GEMM07_SMEM_FINAL &&
                   final07_shape<false, 2, 2>::smem <= GEMM07_SMEM_FINAL &&
                   final07_shape<true, 2, 2>::smem <= GEMM07_SMEM_FINAL &&
-                  final07_shape<false, 2, 1, CLUSTER, 144>::smem <= GEMM07_SMEM_FINAL,
+                  final07_shape<false, 2, 1, CLUSTER, 144>::smem <= GEMM07_SMEM_FINAL &&
+                  final07_shape<true, 2, 1, CLUSTER, 144>::smem <= GEMM07_SMEM_FINAL,
               "gemm07.h agrees");
 
 /* A K split for few tiles (the launcher's split_ways): `ways` units per tile, unit u doing K
@@ -137,7 +145,11 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                    int K, const float *__restrict__ scale_a, const float *__restrict__ scale_b,
                    const gemm06_tiles pairs, const int tma_store, const final07_split split) {
     using S = final07_shape<BLOCK, CONS, WAVES, CL, COLS, SHARE_A>;
-    static_assert(COLS == BN || (!BLOCK && !SPLIT && WAVES == 1), "128 x 144: per tensor");
+    static_assert(COLS == BN || (!SPLIT && WAVES == 1), "128 x 144: one band, no K split");
+    /* Block-scaled, a 144-column tile starts at a multiple of 16 and spans two of B's
+     * 128-column scale blocks: its columns before the boundary take the first's scale, the
+     * rest the second's (TWO_B below). */
+    constexpr bool TWO_B = BLOCK && COLS > BN;
     static_assert(!SHARE_A || (CL == 2 && COLS == BN && !SPLIT), "A shared: pairs of 128 columns");
     /* A pair's tile (pm, tn) as this block's first row and column: SHARE_A, the two blocks side
      * by side along N sharing A; else stacked along M sharing B. */
@@ -347,22 +359,23 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
         /* B's 128-column block of a tile at column n0; SHARE_A: a partner block past N (its
          * loads zero-filled, its stores clipped) reads the last block's scales, not past them */
         auto b_column = [&](int n0) { return min(n0 / BN, (N - 1) / BN); };
-        auto first_b_scale = [&](int v) {
+        auto first_b_scale = [&](int v, int past = 0) { /* past = BN: TWO_B's second block */
             float b = 1.0f;
             if (BLOCK && v < n_units) {
                 int vm, vn;
                 gemm06_tile_at(pairs, v / ways, vm, vn);
-                b = __ldg(scale_b + (long)b_column(col_of(vn, rank)) * k_tiles4 + split_end(k_tiles, ways, v % ways - 1));
+                b = __ldg(scale_b + (long)b_column(col_of(vn, rank) + past) * k_tiles4 + split_end(k_tiles, ways, v % ways - 1));
             }
             return b;
         };
         float b_first = first_b_scale(cluster_id);
+        float b_first_hi = TWO_B ? first_b_scale(cluster_id, BN) : 1.0f;
         /* Carried from unit to unit: the fp32 sums (store_unit's) and B's scales, the one the
          * next promotion takes and a pointer to the one after. The accumulators are the
          * unit's own: carried, ptxas spent 4-5 more instructions a K tile on descriptors. */
         float sum[WAVES][COLS / 2];
-        float b_ahead = 1.0f;
-        const float *b_next = scale_b;
+        float b_ahead = 1.0f, b_ahead_hi = 1.0f;
+        const float *b_next = scale_b, *b_next_hi = scale_b;
         /* One K tile of band `band` (of the block's 64-row bands) from slot s into acc. */
         auto issue = [&](float(&acc)[COLS / 2], int s, int band) {
             const unsigned at = s * S::slot_bytes;
@@ -391,6 +404,17 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
 #pragma unroll
             for (int i = 0; i < COLS / 2; i++) dst[i] += acc[i] * ((i / 2) % 2 ? f1 : f0);
         };
+        /* TWO_B: register i holds column 8 (i / 4) + 2 (lane % 4) + i % 2 of the tile, so the
+         * first GB groups of 4 take the first block's factors (f0, f1), the rest the second's
+         * (g0, g1); GB is a compile-time constant, one K loop per value (the unit's dispatch
+         * below), so no select runs per register. */
+        auto promote_two = [&](float(&dst)[COLS / 2], const float(&acc)[COLS / 2], float f0,
+                               float f1, float g0, float g1, auto gb) {
+#pragma unroll
+            for (int i = 0; i < COLS / 2; i++)
+                dst[i] += acc[i] * (i / 4 < decltype(gb)::value ? ((i / 2) % 2 ? f1 : f0)
+                                                                : ((i / 2) % 2 ? g1 : g0));
+        };
         /* Two accumulators in turn: K tile t + 1 is issued before tile t is promoted, so the
          * tensor core multiplies while this warpgroup adds (wait_group<1>: all but the newest
          * group done). With one, each promotion is a gap in the tensor core's work unless the
@@ -406,9 +430,25 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
          * its slot handed back, its sum promoted. With one pending, a K tile follows: its B
          * scale is loaded now, a K tile ahead (b_next: a pointer stepped by one, not
          * sb + t0 + t rebuilt as a 64-bit address every K tile). */
-        auto finish = [&](float(&acc)[COLS / 2], auto pending) {
+        auto finish = [&](float(&acc)[COLS / 2], auto pending, auto gb) {
             const int s = slot;
             float f0, f1;
+            if constexpr (TWO_B) { /* A's two scales read once, times each block's B scale */
+                float a0, a1;
+                factors(s, c, 1.0f, a0, a1);
+                f0 = a0 * b_ahead, f1 = a1 * b_ahead;
+                const float g0 = a0 * b_ahead_hi, g1 = a1 * b_ahead_hi;
+                if (decltype(pending)::value) {
+                    b_ahead = __ldg(b_next++);
+                    b_ahead_hi = __ldg(b_next_hi++);
+                }
+                wgmma_wait_group<decltype(pending)::value>();
+                wgmma_fence_operands(acc);
+                release(s);
+                promote_two(sum[0], acc, f0, f1, g0, g1, gb);
+                advance(slot, phase);
+                return;
+            }
             factors(s, c, b_ahead, f0, f1);
             if (BLOCK && decltype(pending)::value) b_ahead = __ldg(b_next++);
             wgmma_wait_group<decltype(pending)::value>();
@@ -420,27 +460,28 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
         const std::integral_constant<int, 1> newest_pending;
         const std::integral_constant<int, 0> none_pending;
         /* Tile t is in acc: issue tile t + 1 into next, then finish t. */
-        auto step = [&](float(&acc)[COLS / 2], float(&next)[COLS / 2]) {
+        auto step = [&](float(&acc)[COLS / 2], float(&next)[COLS / 2], auto gb) {
             int s = slot;
             unsigned p = phase;
             advance(s, p);
             wait_full(s, p);
             issue(next, s, c);
-            finish(acc, newest_pending);
+            finish(acc, newest_pending, gb);
         };
         /* K tiles 1 .. kt - 1 of a unit whose K tile 0 is in flight into `part`; at the end
          * every group is done. */
-        auto rest_of_unit = [&](int kt, float(&part)[COLS / 2], float(&other)[COLS / 2]) {
+        auto rest_of_unit = [&](int kt, float(&part)[COLS / 2], float(&other)[COLS / 2],
+                                auto gb) {
             int t = 0;
             for (; t + 2 < kt; t += 2) {
-                step(part, other);
-                step(other, part);
+                step(part, other, gb);
+                step(other, part, gb);
             }
             if (t + 1 < kt) {
-                step(part, other);
-                finish(other, none_pending);
+                step(part, other, gb);
+                finish(other, none_pending, gb);
             } else {
-                finish(part, none_pending);
+                finish(part, none_pending, gb);
             }
         };
         /* The unit's sums to D (its tile at row band0, column n0). */
@@ -496,6 +537,11 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
             b_ahead = b_first;
             b_first = first_b_scale(u + clusters);
             b_next = scale_b + (long)b_column(a.n0) * k_tiles4 + a.t0 + 1;
+            if constexpr (TWO_B) {
+                b_ahead_hi = b_first_hi;
+                b_first_hi = first_b_scale(u + clusters, BN);
+                b_next_hi = scale_b + (long)b_column(a.n0 + BN) * k_tiles4 + a.t0 + 1;
+            }
 #pragma unroll
             for (int w = 0; w < WAVES; w++)
 #pragma unroll
@@ -513,9 +559,27 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
             const int band0 = a.m0 + 64 * WAVES * c;
             if (WAVES == 1 && band0 < M) {
                 float other[COLS / 2];
-                wait_full(slot, phase);
-                issue(part, slot, c);
-                rest_of_unit(a.kt, part, other);
+                auto run = [&](auto gb) {
+                    wait_full(slot, phase);
+                    issue(part, slot, c);
+                    rest_of_unit(a.kt, part, other, gb);
+                };
+                /* TWO_B: the groups before B's block boundary, 16 - (n0 % 128) / 8 of them
+                 * (n0 a multiple of 16), chosen here, before any wgmma is in flight */
+                if constexpr (TWO_B) {
+                    switch (a.n0 % BN / 16) {
+                    case 0: run(std::integral_constant<int, 16>()); break;
+                    case 1: run(std::integral_constant<int, 14>()); break;
+                    case 2: run(std::integral_constant<int, 12>()); break;
+                    case 3: run(std::integral_constant<int, 10>()); break;
+                    case 4: run(std::integral_constant<int, 8>()); break;
+                    case 5: run(std::integral_constant<int, 6>()); break;
+                    case 6: run(std::integral_constant<int, 4>()); break;
+                    default: run(std::integral_constant<int, 2>()); break;
+                    }
+                } else {
+                    run(std::integral_constant<int, COLS / 8>());
+                }
             } else {
                 const float *b_at = b_next; /* stepped, as b_next above */
                 for (int t = a.t0; t < a.t0 + a.kt; t++, b_at++, advance(slot, phase)) {
@@ -660,10 +724,9 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
  * round is one tile on every cluster slot. Tiles (consumers x bands of 64 rows each):
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
  * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100). A rate of 0 would
- * never be picked. Per tensor, 128 x 144 (wider_144) may then replace 128 x 128.
- * GEMM07_FINAL_TILE=256x128 (B shared), 256x128a (A shared), 128x128, 64x128 or 128x144 (per
- * tensor) forces one (read once);
- * any other value is refused. */
+ * never be picked. 128 x 144 (wider_144) may then replace 128 x 128.
+ * GEMM07_FINAL_TILE=256x128 (B shared), 256x128a (A shared), 128x128, 64x128 or 128x144 forces
+ * one (read once); any other value is refused. */
 enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_256A = 6, TILE_BAD = 0 };
 
 /* A tile's cluster: 1 block when C has one row of such tiles (the kernel's comment on CL), else
@@ -691,18 +754,22 @@ static int cluster_for(bool block, int M, int rows) {
     return M <= rows ? 1 : 2;
 }
 
-/* The per-tensor 128 x 144 tile (cuBLASLt's own): 9/8 of a 128 x 128 tile's work a round, so it
- * wins where it saves more rounds than that: 8192^3 (1824 pairs in 28 rounds on 66 clusters,
- * against 2048 in 32) and 4096 x 2112 x 7168 (4 against 5). Rates of one session at 8192^3
- * (H100, 2026-11-24, after the K loop's diet): 1429 against 1403 TFLOPS. It must also be
- * estimated 2.5% faster: at short K its costs per tile (16 more columns to store, then from
- * registers, and 5 slots instead of 6) measured 2-3% (4096 x 24576 x 1536: 42 rounds against
- * 47, yet 0.970x against 1.003x cuBLASLt). */
-static bool wider_144(int M, int N) {
+/* The 128 x 144 tile (cuBLASLt's own, per tensor): 9/8 of a 128 x 128 tile's work a round, so
+ * it wins where it saves more rounds than that: 8192^3 (1824 pairs in 28 rounds on 66 clusters,
+ * against 2048 in 32) and 4096 x 2112 x 7168 (4 against 5). Rates at 8192^3 (H100), 128 x 144
+ * against 128 x 128: per tensor 1429 against 1403 TFLOPS (2026-11-24, after the K loop's
+ * diet); block-scaled 1277 against 1303 (2026-11-26: its two B scales a K tile, and one slot
+ * fewer than the per-tensor tile's). It must also be estimated 2.5% faster: at short K its
+ * costs per tile (16 more columns to store, then from registers, and 5 slots instead of 6)
+ * measured 2-3% (4096 x 24576 x 1536: 42 rounds against 47, yet 0.970x against 1.003x
+ * cuBLASLt). Block-scaled it then picks 128 x 144 at 4096 x 2112 x 7168 alone among the bench
+ * shapes (8192^3 runs the 256 x 128 tile). */
+static bool wider_144(bool block, int M, int N) {
     const long slots = launch_sms() / CLUSTER, pair_rows = (blocks_for(M, 128) + 1) / 2;
     const long r128 = (pair_rows * blocks_for(N, 128) + slots - 1) / slots;
     const long r144 = (pair_rows * blocks_for(N, 144) + slots - 1) / slots;
-    return r144 * 144.0 / 1429 < 0.975 * r128 * 128.0 / 1403;
+    const double rate144 = block ? 1277 : 1429, rate128 = block ? 1303 : 1403;
+    return r144 * 144.0 / rate144 < 0.975 * r128 * 128.0 / rate128;
 }
 
 static int pick_tile(bool block, int M, int N, int K) {
@@ -740,7 +807,7 @@ static int pick_tile(bool block, int M, int N, int K) {
         const double cost = (double)((pairs + slots - 1) / slots) * rows[i] / rate[block][i];
         if (i == 0 || cost < best_cost) best = share_a ? TILE_256A : i + 1, best_cost = cost;
     }
-    return !block && best == TILE_128 && cluster_for(block, M, 128) == 2 && wider_144(M, N)
+    return best == TILE_128 && cluster_for(block, M, 128) == 2 && wider_144(block, M, N)
                ? TILE_144
                : best;
 }
@@ -769,10 +836,8 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
         return launch_final07<BLOCK, 2, 2, CLUSTER, false, BN, true>(A, B, scale_a, scale_b, D, M,
                                                                      N, K, stream);
     case TILE_144:
-        if constexpr (BLOCK) return launch_unsupported("the 128x144 tile is per tensor only");
-        else
-            return launch_final07<false, 2, 1, CLUSTER, false, 144>(A, B, scale_a, scale_b, D, M,
-                                                                    N, K, stream);
+        return launch_final07<BLOCK, 2, 1, CLUSTER, false, 144>(A, B, scale_a, scale_b, D, M, N,
+                                                                K, stream);
     default:
         return launch_unsupported("GEMM07_FINAL_TILE must be 256x128, 128x128, 64x128 or 128x144");
     }
