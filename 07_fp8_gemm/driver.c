@@ -381,7 +381,7 @@ static const row_entry GEMM_ROWS[] = {
              "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG.2D.MULTICAST UCGABAR_ARV UTMASTG STSM SYNCS USETMAXREG FFMA",
              m_in_4s, GEMM07_SMEM_LEAN),
     GEMM_ROW("final_tensor",
-             "9: stage 8 with a tile per size (256x128 sharing A, 128x128, 64x128 split or alone, 128x144); per tensor",
+             "9: stage 8 with a tile per size (256x128 sharing A, 128x128, 64x128, 128x144, 64x64/32/16); per tensor",
              V_TENSOR, gemm07_final_tensor, "final07_kernelILb0E",
              "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG.2D.MULTICAST UCGABAR_ARV UTMASTG STSM SYNCS USETMAXREG FADD", NULL,
              GEMM07_SMEM_FINAL),

@@ -28,7 +28,8 @@
  * Optional reading, in kernels/09_final_sm90a.cu beyond this exercise: the K split for few
  * tiles (final07_split, split_ways, merge_pieces: a tile's K tiles on several clusters and
  * the pieces' fp32 sums added by the last), blocks alone (clusters of one block where C has a
- * single tile row: cluster_for), the per-tensor 128 x 144 tile (cuBLASLt's, wider_144), the
+ * single tile row: cluster_for), the 128 x 144 tile (cuBLASLt's, wider_144; block-scaled,
+ * two B scales a K tile, TWO_B), the narrow tiles for small M (64 x 64/32/16: narrow_tile), the
  * 256 x 128 tile (two 64-row bands per consumer, one accumulator, its cluster's blocks side by
  * side sharing A, waits with a suspend-time hint), and NOTES.md's sections on the final kernel,
  * each with what it measured.

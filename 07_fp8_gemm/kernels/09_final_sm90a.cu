@@ -42,6 +42,9 @@
  *    small M and small grids, the inference shapes), picked like chapter 06's stage 8 (rounds x
  *    tile area / rate). A consumer's fp32 sums and its accumulators share 232 registers: 64 x 128
  *    per band, so n256 (128 + 128 registers before addresses) does not fit.
+ *  - Narrow tiles at small M: 64 x 64, 64 x 32 and 64 x 16, blocks alone, one consumer, 12
+ *    slots, stored from registers, where C has one or two tile rows and few 128-wide tiles
+ *    (narrow_tile below): every SM streams its own columns of B instead of a K split.
  *  - 128 x 144 too (cuBLASLt's per-tensor tile): three sets of 72 registers, so the consumers
  *    take 240 and the producer 24; its first 128 columns leave in two 64-column TMA boxes, the
  *    last 16 in a third, narrow one (stage_tail). 4096 tiles of 128 x 128 at 8192^3 need 32
@@ -79,10 +82,11 @@
 #define BK 128      /* k per slot: 128 e4m3 = 128 bytes, the swizzle span */
 #define CLUSTER 2   /* blocks per cluster, stacked along M, sharing B (but see CL) */
 
-/* A tile of 64 * CONS rows by 128 columns. Slots of operands (1024-aligned: the swizzle), as
- * many as fit (at most 8) beside the scales of their A rows (block scaling: 64 * CONS floats per
- * slot, in a region of their own after the ring) and the staging (two 8 KiB boxes per
- * consumer, 1024-aligned for the TMA store's swizzle). */
+/* A tile of 64 * CONS * WAVES rows by COLS columns. Slots of operands (1024-aligned: the
+ * swizzle), as many as fit (at most 8; 12 for the narrow tiles) beside the scales of their A
+ * rows (block scaling: 64 * CONS * WAVES floats per slot, in a region of their own after the
+ * ring) and the staging (two 8 KiB boxes per consumer, 1024-aligned for the TMA store's swizzle;
+ * none for the narrow tiles, which store from registers). */
 template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, int COLS = BN, bool SHARE_A = false>
 struct final07_shape {
     static constexpr int bm = 64 * CONS * WAVES, threads = 128 * (1 + CONS);
@@ -93,12 +97,14 @@ struct final07_shape {
     static constexpr int a_half_bytes = bm / CL * BK; /* SHARE_A: each block's part of A */
     static constexpr int slot_bytes = (bm + COLS) * BK;
     static constexpr int scale_bytes = BLOCK ? bm * 4 : 0;
+    static constexpr bool narrow = COLS < BN; /* 64 x 16, 32 or 64: small M (NARROW below) */
     static constexpr int band_staging = 2 * 8192 + (COLS > 128 ? 2048 : 0); /* + the tail's */
     /* SHARE_A (two bands a consumer, handed off together): a band's boxes each */
-    static constexpr int staging_bytes = (SHARE_A ? WAVES : 1) * band_staging;
+    static constexpr int staging_bytes = narrow ? 0 : (SHARE_A ? WAVES : 1) * band_staging;
     static constexpr int budget = 227 * 1024 - 2048; /* the opt-in limit less static smem, rounded */
     static constexpr int fit = (budget - CONS * staging_bytes - 1024) / (slot_bytes + scale_bytes);
-    static constexpr int depth = fit < 8 ? fit : 8;
+    static constexpr int max_depth = narrow ? 12 : 8;
+    static constexpr int depth = fit < max_depth ? fit : max_depth;
     static constexpr int scales_at = depth * slot_bytes; /* from the ring's start */
     static constexpr int staging_at = (scales_at + depth * scale_bytes + 1023) / 1024 * 1024;
     static constexpr int smem = staging_at + CONS * staging_bytes + 1024;
@@ -107,7 +113,9 @@ static_assert(final07_shape<false, 2, 1>::depth == 6 && final07_shape<true, 2, 1
                   final07_shape<false, 1, 1>::depth == 8 && final07_shape<true, 1, 1>::depth == 8 &&
                   final07_shape<false, 2, 2>::depth == 4 && final07_shape<true, 2, 2>::depth == 3 &&
                   final07_shape<false, 2, 1, CLUSTER, 144>::depth == 5 &&
-                  final07_shape<true, 2, 1, CLUSTER, 144>::depth == 5,
+                  final07_shape<true, 2, 1, CLUSTER, 144>::depth == 5 &&
+                  final07_shape<true, 1, 1, 1, 64>::depth == 12 &&
+                  final07_shape<false, 1, 1, 1, 16>::depth == 12,
               "slots");
 static_assert(final07_shape<false, 2, 1>::smem == GEMM07_SMEM_FINAL &&
                   final07_shape<true, 2, 1>::smem <= GEMM07_SMEM_FINAL &&
@@ -116,7 +124,9 @@ static_assert(final07_shape<false, 2, 1>::smem == GEMM07_SMEM_FINAL &&
                   final07_shape<false, 2, 2>::smem <= GEMM07_SMEM_FINAL &&
                   final07_shape<true, 2, 2>::smem <= GEMM07_SMEM_FINAL &&
                   final07_shape<false, 2, 1, CLUSTER, 144>::smem <= GEMM07_SMEM_FINAL &&
-                  final07_shape<true, 2, 1, CLUSTER, 144>::smem <= GEMM07_SMEM_FINAL,
+                  final07_shape<true, 2, 1, CLUSTER, 144>::smem <= GEMM07_SMEM_FINAL &&
+                  final07_shape<true, 1, 1, 1, 64>::smem <= GEMM07_SMEM_FINAL &&
+                  final07_shape<false, 1, 1, 1, 64>::smem <= GEMM07_SMEM_FINAL,
               "gemm07.h agrees");
 
 /* A K split for few tiles (the launcher's split_ways): `ways` units per tile, unit u doing K
@@ -146,6 +156,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                    const gemm06_tiles pairs, const int tma_store, const final07_split split) {
     using S = final07_shape<BLOCK, CONS, WAVES, CL, COLS, SHARE_A>;
     static_assert(COLS == BN || (!SPLIT && WAVES == 1), "128 x 144: one band, no K split");
+    static_assert(COLS >= BN || (CONS == 1 && CL == 1 && !SHARE_A), "narrow tiles: 64 rows, alone");
     /* Block-scaled, a 144-column tile starts at a multiple of 16 and spans two of B's
      * 128-column scale blocks: its columns before the boundary take the first's scale, the
      * rest the second's (TWO_B below). */
@@ -499,11 +510,12 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                         store_fragment<COLS, bf16_t>(sum[w], D, M, N, row0, n0);
                     continue;
                 }
-                if (!tma_store) {
+                if (!tma_store || S::narrow) {
                     store_fragment<COLS, bf16_t>(sum[w], D, M, N, row0, n0);
                     continue;
                 }
-                if constexpr (HANDOFF) { /* stage, fence, hand over (row0 >= M: not stored) */
+                if constexpr (S::narrow) { /* no staging: not reached (the launch has no map) */
+                } else if constexpr (HANDOFF) { /* stage, fence, hand over (row0 >= M: not stored) */
                     /* boxes: here the count of hand-offs, whose parity the barriers' phase is */
                     const float(&body)[BN / 2] = reinterpret_cast<const float(&)[BN / 2]>(sum[w]);
                     const unsigned at = staging + w * S::band_staging;
@@ -702,7 +714,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     if (BLOCK && !(map_sa = gemm07_scale_map_for(scale_a, M, K, S::bm, err, sizeof err)))
         return launch_unsupported("%s", err);
     const CUtensorMap *map_d = NULL, *map_dt = &unused;
-    if (N % 8 == 0 && (uintptr_t)D % 16 == 0) {
+    if (!S::narrow && N % 8 == 0 && (uintptr_t)D % 16 == 0) {
         map_d = gemm06_store_map_for(D, M, N, err, sizeof err);
         if (!map_d) return launch_unsupported("%s", err);
         if (COLS > BN && !(map_dt = gemm06_store_map_for(D, M, N, err, sizeof err, COLS - BN)))
@@ -725,9 +737,14 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
  * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100). A rate of 0 would
  * never be picked. 128 x 144 (wider_144) may then replace 128 x 128.
- * GEMM07_FINAL_TILE=256x128 (B shared), 256x128a (A shared), 128x128, 64x128 or 128x144 forces
- * one (read once); any other value is refused. */
-enum { TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_256A = 6, TILE_BAD = 0 };
+ * GEMM07_FINAL_TILE=256x128 (B shared), 256x128a (A shared), 128x128, 64x128, 128x144, 64x64,
+ * 64x32 or 64x16 forces one (read once); any other value is refused. The narrow ones
+ * (narrow_tile) are picked before the rule, at M <= 128. */
+enum {
+    TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_256A = 6,
+    TILE_N64 = 7, TILE_N32 = 8, TILE_N16 = 9, /* narrow: 64 x 64, 64 x 32, 64 x 16 */
+    TILE_BAD = 0
+};
 
 /* A tile's cluster: 1 block when C has one row of such tiles (the kernel's comment on CL), else
  * 2; for the 64 x 128 tile, and block-scaled for the 128 x 128 one. The 64 x 128 tile, measured
@@ -772,6 +789,29 @@ static bool wider_144(bool block, int M, int N) {
     return r144 * 144.0 / rate144 < 0.975 * r128 * 128.0 / rate128;
 }
 
+/* The narrow tiles (64 x 64, 64 x 32, 64 x 16; blocks alone, no K split, stored from registers)
+ * for C of one or two 64-row tile rows (M <= 128) whose 64 x 128 tiles would fill at most half
+ * the SMs: the widest narrow tile of which there are at least 0.8 x the SMs, so every SM streams
+ * its own slice of B through the whole K loop (DeepGEMM's choice at these shapes), instead of few
+ * wide tiles cut along K (split_ways) whose pieces meet again through L2. Block-scaled, only a
+ * tile at least 32 columns wide a tile row (64 x 32 at M <= 64, 64 x 64 at M <= 128): each K
+ * tile costs its B scale and two FMULs whatever the width, and the narrower tiles lost to the
+ * split there. Measured (H100, A/B twice, NOTES.md "The narrow tiles"): block-scaled 64 x 4096
+ * x 7168 1.00x -> 1.18x cuBLASLt (64 x 32), 128 x 4096 x 7168 1.05x -> 1.16x (64 x 64), 64 x
+ * 7168 x 16384 1.11x -> 1.15x, 64 x 7168 x 2048 1.09x -> 1.07x; per tensor 64 x 2112 x 7168
+ * 0.87x -> 0.96x (64 x 16), 64 x 4096 x 7168 0.80x -> 1.02x, 128 x 2112 x 7168 0.84x -> 0.90x,
+ * 128 x 4096 x 7168 0.82x -> 0.98x. Returns 0 where they do not apply. */
+static int narrow_tile(bool block, int M, int N) {
+    const long row_tiles = blocks_for(M, 64), sms = launch_sms();
+    if (M > 128 || row_tiles * blocks_for(N, BN) * 2 > sms) return 0;
+    static const int widths[3] = {64, 32, 16}, tiles[3] = {TILE_N64, TILE_N32, TILE_N16};
+    for (int i = 0; i < 3; i++) {
+        if (block && widths[i] < 32 * row_tiles) return 0;
+        if (row_tiles * blocks_for(N, widths[i]) * 10 >= sms * 8) return tiles[i];
+    }
+    return 0;
+}
+
 static int pick_tile(bool block, int M, int N, int K) {
     static int forced = -1;
     if (forced < 0) {
@@ -782,9 +822,13 @@ static int pick_tile(bool block, int M, int N, int K) {
                  : !strcmp(e, "64x128")  ? TILE_64
                  : !strcmp(e, "128x144") ? TILE_144
                  : !strcmp(e, "256x128a") ? TILE_256A
+                 : !strcmp(e, "64x64")    ? TILE_N64
+                 : !strcmp(e, "64x32")    ? TILE_N32
+                 : !strcmp(e, "64x16")    ? TILE_N16
                                          : TILE_BAD;
     }
     if (forced != 4) return forced;
+    if (const int narrow = narrow_tile(block, M, N)) return narrow;
     const long cols = blocks_for(N, BN);
     static const int rows[3] = {64, 128, 256};
     /* block-scaled, the 256 x 128 tile is the one sharing A (TILE_256A: pairs side by side
@@ -838,8 +882,15 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
     case TILE_144:
         return launch_final07<BLOCK, 2, 1, CLUSTER, false, 144>(A, B, scale_a, scale_b, D, M, N,
                                                                 K, stream);
+    case TILE_N64:
+        return launch_final07<BLOCK, 1, 1, 1, false, 64>(A, B, scale_a, scale_b, D, M, N, K, stream);
+    case TILE_N32:
+        return launch_final07<BLOCK, 1, 1, 1, false, 32>(A, B, scale_a, scale_b, D, M, N, K, stream);
+    case TILE_N16:
+        return launch_final07<BLOCK, 1, 1, 1, false, 16>(A, B, scale_a, scale_b, D, M, N, K, stream);
     default:
-        return launch_unsupported("GEMM07_FINAL_TILE must be 256x128, 128x128, 64x128 or 128x144");
+        return launch_unsupported("GEMM07_FINAL_TILE must be 256x128, 256x128a, 128x128, 64x128, "
+                                  "128x144, 64x64, 64x32 or 64x16");
     }
 }
 
