@@ -20,6 +20,10 @@
 #                   along M sharing B, 256 x 128 tiles side by side along N sharing A; which rows
 #                   of A and B each block loads (hatched: multicast to both), and the bytes a
 #                   cluster asks of L2 per output and K tile (1.5 and 1.0)
+# straddle.svg      block-scaled 128 x 144 tiles against B's 128-column scale blocks: where each
+#                   tile column j crosses a block boundary, and how many of a consumer's groups
+#                   of four accumulator registers take the first block's scale (the K loop the
+#                   kernel picks for that tile)
 #
 # The sizes are the code's, read from it below (a changed constant changes the figure):
 # common/gemm_ref.h (the scale layouts), kernels/09_final_sm90a.cu (tile, K tile, ring depth,
@@ -472,5 +476,61 @@ BEGIN {
     cluster(585, "A", TW, BN, CONS_W, WAVES_W)
     svg_close()
 }' >figures/cluster_sharing.svg
+
+# --- straddle.svg: the 144-wide tile (its launch) and the boundary the kernel picks per tile ---
+WIDE=$(grep -o 'launch_final07<BLOCK, 2, 1, CLUSTER, false, [0-9][0-9]*>' "$FINAL" | head -n 1 | sed 's/.*false, //; s/>//' || true)
+need "the 128 x 144 tile's columns" "$WIDE"
+# the unit's dispatch: "case k: run(std::integral_constant<int, G>())", k = (n0 % BN) / 16
+CASES=$(tr -d '\n' <"$FINAL" | grep -o 'switch (a.n0 % BN / 16) {[^}]*}' | grep -o 'integral_constant<int, [0-9][0-9]*>' | sed 's/.*, //; s/>//' | tr '\n' ' ' || true)
+need "the 128 x 144 tile's boundaries" "$CASES"
+
+awk -v BN=$BN -v WIDE=$WIDE -v CASES="$CASES" "$LIB"'
+BEGIN {
+    NG = split(CASES, GB, " ")                    # GB[k + 1]: groups before the boundary
+    STEP = 16                                     # a tile starts at a multiple of 16 (144 j)
+    if (NG != BN / STEP) { print "figures.sh: straddle.svg: " NG " boundaries, not " BN / STEP > "/dev/stderr"; exit 1 }
+    for (k = 0; k < NG; k++)
+        if (GB[k + 1] != (BN - STEP * k) / 8) { print "figures.sh: straddle.svg: case " k " is " GB[k + 1] > "/dev/stderr"; exit 1 }
+    T = 0; while ((T * WIDE) % BN || T == 0) T++  # tiles until the pattern repeats
+    NB = T * WIDE / BN
+    S = 1.0; X0 = 60; Y0 = 128; BH = 30; TH = 34
+    W = X0 + NB * BN * S + 60; H = Y0 + BH + 26 + T * (TH + 8) + 60
+    FILL[0] = "#9ecae1"; EDGE[0] = "#2171b5"; FILL[1] = "#fdd0a2"; EDGE[1] = "#d94801"
+    svg_open(W, H, "Block-scaled " BN " x " WIDE " tiles against B&#8217;s " BN "-column scale blocks", 0)
+    text(20, 28, "A " WIDE "-column tile crosses one of B&#8217;s " BN "-column scale blocks: two B scales a K tile", 17, "start", "bold")
+    text(20, 50, "Tile column j covers columns " WIDE "j .. " WIDE "j + " WIDE - 1 " of D (B&#8217;s rows). Block nb of B has one scale per K tile for its " BN " columns, so the", 12, "start", "normal", "#444444")
+    text(20, 67, "columns left of the boundary take block nb&#8217;s scale and the rest block nb + 1&#8217;s. Register i of a consumer holds column 8&#8901;&#8970;i/4&#8971; + 2&#8901;(lane mod 4) + i mod 2:", 12, "start", "normal", "#444444")
+    text(20, 84, "group g = &#8970;i/4&#8971; of four registers holds columns 8g .. 8g + 7, and the first G of the " WIDE / 8 " groups take the first scale. The pattern repeats every " T " tiles (" T " x " WIDE " = " NB " x " BN ").", 12, "start", "normal", "#444444")
+    text(20, 101, "G has " NG " values; the kernel compiles the K loop once for each and picks it per tile (its switch on (n0 mod " BN ") / " STEP "): no select per register.", 12, "start", "normal", "#444444")
+    # the scale blocks of B
+    text(X0 - 8, Y0 + BH / 2 + 4, "B", 13, "end", "bold")
+    for (b = 0; b < NB; b++) {
+        rect(X0 + b * BN * S, Y0, BN * S, BH, FILL[b % 2], EDGE[b % 2], 1.2)
+        text(X0 + (b + 0.5) * BN * S, Y0 + BH / 2 + 4, "nb = " b, 11.5, "middle", "bold", EDGE[b % 2])
+        text(X0 + b * BN * S, Y0 - 5, b * BN, 10, "middle", "normal", "#666666")
+    }
+    text(X0 + NB * BN * S, Y0 - 5, NB * BN, 10, "middle", "normal", "#666666")
+    # the tiles, one row each: first the boundaries (dashed, up to B), then the tiles and labels
+    for (j = 0; j < T; j++) {
+        y = Y0 + BH + 26 + j * (TH + 8); n0 = j * WIDE; cut = n0 + 8 * GB[(n0 % BN) / STEP + 1]
+        dashed(X0 + cut * S, Y0 + BH, X0 + cut * S, y + TH, "#555555", 0.8, 0)
+    }
+    for (j = 0; j < T; j++) {
+        y = Y0 + BH + 26 + j * (TH + 8); n0 = j * WIDE; nb = int(n0 / BN)
+        k = (n0 % BN) / STEP; g = GB[k + 1]; cut = n0 + 8 * g
+        text(X0 - 8, y + TH / 2 + 4, "j = " j, 11.5, "end", "bold")
+        rect(X0 + n0 * S, y, (cut - n0) * S, TH, FILL[nb % 2], EDGE[nb % 2], 1.2)
+        rect(X0 + cut * S, y, (n0 + WIDE - cut) * S, TH, FILL[(nb + 1) % 2], EDGE[(nb + 1) % 2], 1.2)
+        lab = "G = " g ": " 8 * g " | " WIDE - 8 * g " columns"
+        lw = 6.6 * length(lab) + 6                # the label on white, over the dashed lines
+        lx = j < T - 1 ? X0 + (n0 + WIDE) * S + 5 : X0 + n0 * S - 5 - lw
+        rect(lx, y + TH / 2 - 9, lw, 18, "#ffffff", "#ffffff", 0)
+        text(lx + 3, y + TH / 2 + 4, lab, 11.5, "start", "normal")
+    }
+    y = Y0 + BH + 26 + T * (TH + 8) + 22
+    text(20, y, "G = 16 - (n0 mod " BN ") / 8 groups (" BN " - (n0 mod " BN ") columns) take nb = &#8970;n0 / " BN "&#8971;; a tile that starts on a block (j = 0) still crosses into the next at column " BN ".", 12, "start", "normal", "#444444")
+    text(20, y + 18, "Each K tile: A&#8217;s two row scales read once (shared memory), times each block&#8217;s B scale (two loads, a K tile ahead): four factors, two FMULs more than a " BN "-wide tile.", 12, "start", "normal", "#444444")
+    svg_close()
+}' >figures/straddle.svg
 
 ls figures/*.svg

@@ -6,6 +6,8 @@
 #   bash tests/device_run.sh sweep    [chapters...]   each chapter's design sweeps (NN/sweep.sh)
 # No chapters: all of them. Logs under $OUT (default results/device), packed into
 # $OUT/device.tar.gz at the end (the tool brings back only a few files); a summary is printed last.
+# `test` of all eight chapters no longer fits one 600 s call on an H100 (2026-11-26: the build,
+# then more than 535 s of tests; 07 alone took 140 s): send it in parts, chapters as arguments.
 set -u
 OUT=${OUT:-results/device}
 phase=${1:-test}
