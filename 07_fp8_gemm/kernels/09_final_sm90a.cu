@@ -97,7 +97,7 @@ struct final07_shape {
     static constexpr int a_half_bytes = bm / CL * BK; /* SHARE_A: each block's part of A */
     static constexpr int slot_bytes = (bm + COLS) * BK;
     static constexpr int scale_bytes = BLOCK ? bm * 4 : 0;
-    static constexpr bool narrow = COLS < BN; /* 64 x 16, 32 or 64: small M (NARROW below) */
+    static constexpr bool narrow = COLS < BN; /* 64 x 16, 32 or 64: small M (narrow_tile) */
     static constexpr int band_staging = 2 * 8192 + (COLS > 128 ? 2048 : 0); /* + the tail's */
     /* SHARE_A (two bands a consumer, handed off together): a band's boxes each */
     static constexpr int staging_bytes = narrow ? 0 : (SHARE_A ? WAVES : 1) * band_staging;
@@ -444,28 +444,23 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
         auto finish = [&](float(&acc)[COLS / 2], auto pending, auto gb) {
             const int s = slot;
             float f0, f1;
+            [[maybe_unused]] float g0, g1;
             if constexpr (TWO_B) { /* A's two scales read once, times each block's B scale */
                 float a0, a1;
                 factors(s, c, 1.0f, a0, a1);
-                f0 = a0 * b_ahead, f1 = a1 * b_ahead;
-                const float g0 = a0 * b_ahead_hi, g1 = a1 * b_ahead_hi;
-                if (decltype(pending)::value) {
-                    b_ahead = __ldg(b_next++);
-                    b_ahead_hi = __ldg(b_next_hi++);
-                }
-                wgmma_wait_group<decltype(pending)::value>();
-                wgmma_fence_operands(acc);
-                release(s);
-                promote_two(sum[0], acc, f0, f1, g0, g1, gb);
-                advance(slot, phase);
-                return;
+                f0 = a0 * b_ahead, f1 = a1 * b_ahead, g0 = a0 * b_ahead_hi, g1 = a1 * b_ahead_hi;
+            } else {
+                factors(s, c, b_ahead, f0, f1);
             }
-            factors(s, c, b_ahead, f0, f1);
             if (BLOCK && decltype(pending)::value) b_ahead = __ldg(b_next++);
+            if (TWO_B && decltype(pending)::value) b_ahead_hi = __ldg(b_next_hi++);
             wgmma_wait_group<decltype(pending)::value>();
             wgmma_fence_operands(acc);
             release(s);
-            promote(sum[0], acc, f0, f1);
+            if constexpr (TWO_B)
+                promote_two(sum[0], acc, f0, f1, g0, g1, gb);
+            else
+                promote(sum[0], acc, f0, f1);
             advance(slot, phase);
         };
         const std::integral_constant<int, 1> newest_pending;
