@@ -10,13 +10,14 @@
  *
  * Why it is faster: stage 9's second launch (a few microseconds of launch gap plus a one-block
  * kernel) is little beside a large read and much of a small one. Measured on the H100
- * (measured/h100.csv): at 2^28 elements, 1 GiB, stage 9 takes 352.2 us and this stage 350.2 us,
- * 0.6% less (on an H200 CUB reads the GiB in about 250 us, docs/anchors.md; not measured here);
- * at 2^20 elements, 9.0 us against 7.4 us, 17% less. The main loop is stage 9's, tuned: the grid
+ * (measured/h100.csv): at 2^28 elements, 1 GiB, stage 9 takes 346.2 us and this stage 344.6 us,
+ * 0.5% less (CUB 349.7; on the H200, measured/h200.csv, this stage 235.0 us and CUB 238.1);
+ * at 2^20 elements, 8.8 us against 7.3 us, 17% less. The main loop is stage 9's, tuned: the grid
  * is exactly the blocks that fit on the GPU at once (every block streams from the first
- * microsecond to the last), and the loads can carry two cache hints,
- * ld.global.nc.L1::no_allocate.L2::256B: no L1 line is allocated for data read once, and the L2
- * fetches 256-byte blocks from DRAM.
+ * microsecond to the last), and each thread keeps 8 16-byte loads in flight. The loads are plain
+ * __ldg: the cache hints ld.global.nc.L1::no_allocate.L2::256B (no L1 line for data read once,
+ * 256-byte DRAM fetches; configs 2-11) measured the same on the H100 and 9% slower on the H200
+ * at 2^28 (0.92x CUB against 1.01x; README, Tuning notes).
  *
  * The memory-ordering argument: thread 0 of each block writes its partial, then
  * __threadfence() (MEMBAR.GPU in the SASS) orders that write before its atomicAdd on the
@@ -154,17 +155,17 @@ typedef struct {
  * blocks per SM the registers must allow, chunk order. The grid is always every block that fits
  * at once. */
 static const single_pass_config CONFIGS[] = {
-    CONFIG(256, 4, NC, 8, ILV),       /* 0: the default: 64 warps/SM x 4 loads */
-    CONFIG(256, 4, LOAD_LDG, 8, ILV), /* 1: the same without the cache hints */
-    CONFIG(256, 8, NC, 4, ILV),       /* 2: 32 warps/SM x 8 loads */
-    CONFIG(512, 4, NC, 4, ILV),       /* 3: bigger blocks */
-    CONFIG(1024, 4, NC, 2, ILV),      /* 4: biggest blocks */
-    CONFIG(256, 2, NC, 8, ILV),       /* 5: 64 warps/SM x 2 loads */
-    CONFIG(128, 8, NC, 8, ILV),       /* 6: ~36 warps/SM x 8 loads, small blocks */
-    CONFIG(512, 8, NC, 2, ILV),       /* 7: 32 warps/SM x 8 loads, big blocks */
-    CONFIG(256, 8, LOAD_LDG, 4, ILV), /* 8: config 2 without the cache hints */
-    CONFIG(256, 16, NC, 2, ILV),      /* 9: 16 warps/SM x 16 loads */
-    CONFIG(256, 4, NC, 8, SEG),       /* 10: config 0, a contiguous run of chunks per block */
+    CONFIG(256, 8, LOAD_LDG, 4, ILV), /* 0: the default: 32 warps/SM x 8 plain loads */
+    CONFIG(256, 4, LOAD_LDG, 8, ILV), /* 1: 64 warps/SM x 4 plain loads */
+    CONFIG(256, 8, NC, 4, ILV),       /* 2: config 0 with the cache hints */
+    CONFIG(512, 4, NC, 4, ILV),       /* 3: bigger blocks (hints) */
+    CONFIG(1024, 4, NC, 2, ILV),      /* 4: biggest blocks (hints) */
+    CONFIG(256, 2, NC, 8, ILV),       /* 5: 64 warps/SM x 2 loads (hints) */
+    CONFIG(128, 8, NC, 8, ILV),       /* 6: ~36 warps/SM x 8 loads, small blocks (hints) */
+    CONFIG(512, 8, NC, 2, ILV),       /* 7: 32 warps/SM x 8 loads, big blocks (hints) */
+    CONFIG(256, 4, NC, 8, ILV),       /* 8: config 1 with the cache hints (the default before) */
+    CONFIG(256, 16, NC, 2, ILV),      /* 9: 16 warps/SM x 16 loads (hints) */
+    CONFIG(256, 4, NC, 8, SEG),       /* 10: config 8, a contiguous run of chunks per block */
     CONFIG(256, 8, NC, 4, SEG),       /* 11: config 2, a contiguous run of chunks per block */
 };
 static_assert(sizeof CONFIGS / sizeof CONFIGS[0] == REDUCE_NCONFIGS, "update REDUCE_NCONFIGS");
