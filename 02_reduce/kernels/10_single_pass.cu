@@ -10,9 +10,9 @@
  *
  * Why it is faster: stage 9's second launch (a few microseconds of launch gap plus a one-block
  * kernel) is little beside a large read and much of a small one. Measured on the H100
- * (measured/h100.csv): at 2^28 elements, 1 GiB, stage 9 takes 346.2 us and this stage 344.6 us,
- * 0.5% less (CUB 349.7; on the H200, measured/h200.csv, this stage 235.0 us and CUB 238.1);
- * at 2^20 elements, 8.8 us against 7.3 us, 17% less. The main loop is stage 9's, tuned: the grid
+ * (measured/h100.csv): at 2^28 elements, 1 GiB, stage 9 takes 346.5 us and this stage 344.2 us,
+ * 0.7% less (CUB 349.6; on the H200, measured/h200.csv, this stage 235.0 us and CUB 238.1);
+ * at 2^20 elements, 9.1 us against 7.5 us, 18% less. The main loop is stage 9's, tuned: the grid
  * is exactly the blocks that fit on the GPU at once (every block streams from the first
  * microsecond to the last), and each thread keeps 8 16-byte loads in flight. The loads are plain
  * __ldg: the cache hints ld.global.nc.L1::no_allocate.L2::256B (no L1 line for data read once,
@@ -109,9 +109,23 @@ static __global__ void __launch_bounds__(THREADS, FITTING_BLOCKS(THREADS, MIN_BL
     float a = acc[0];
 #pragma unroll
     for (int u = 1; u < UNROLL; u++) a = combine<OP>(a, acc[u]);
+    /* The tail, fewer than one chunk of vectors, spread over the whole grid: a thread has at
+     * most UNROLL of them (the grid has at least THREADS threads), so it issues all its loads
+     * at once, predicated, as the main loop does. A plain loop here would wait for each load
+     * before the next one, and at small n (one block, no whole chunk) the tail is everything. */
     const long tid = (long)blockIdx.x * THREADS + threadIdx.x, stride = (long)gridDim.x * THREADS;
-    for (long i = nchunks * chunk + tid; i < nvec; i += stride)
-        a = combine4<OP>(a, load4<LOAD>(in4 + i));
+    {
+        const long first = nchunks * chunk + tid;
+        float4 v[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) {
+            const long i = first + u * stride;
+            const float id = identity<OP>();
+            v[u] = i < nvec ? load4<LOAD>(in4 + i) : make_float4(id, id, id, id);
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++) a = combine4<OP>(a, v[u]);
+    }
     for (long i = 4 * nvec + tid; i < n; i += stride) a = combine<OP>(a, in[i]);
     a = block_reduce<OP>(a, scratch);
 
