@@ -42,6 +42,14 @@
  *    small M and small grids, the inference shapes), picked like chapter 06's stage 8 (rounds x
  *    tile area / rate). A consumer's fp32 sums and its accumulators share 232 registers: 64 x 128
  *    per band, so n256 (128 + 128 registers before addresses) does not fit.
+ *  - The wide tile's K loop (one accumulator, each band's wgmmas waited for before its
+ *    promotion, so the two consumers keep the tensor core busy only if each turns around
+ *    quickly): the next K tile's wait after the promotion, where ptxas starts its try_wait among
+ *    the FFMAs, and no band tested against M inside the loop where all are inside it (the
+ *    test's branch would end that straight-line code). Measured (H100, 2026-11-27, A/B, three
+ *    rounds; block-scaled x cuBLASLt, round 1): 8192^3 1.024 -> 1.058 (no band tests) -> 1.083
+ *    (the wait moved); tensor pipe active at 4096 x 7168 x 16384 84% -> 91% (DeepGEMM's 91%).
+ *    With it the wide tile runs per tensor too (pick_tile).
  *  - Narrow tiles at small M: 64 x 64, 64 x 32 and 64 x 16, blocks alone, one consumer, 12
  *    slots, stored from registers, where C has one or two tile rows and few 128-wide tiles
  *    (narrow_tile below): every SM streams its own columns of B instead of a K split.
@@ -589,14 +597,26 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                 }
             } else {
                 const float *b_at = b_next; /* stepped, as b_next above */
-                for (int t = a.t0; t < a.t0 + a.kt; t++, b_at++, advance(slot, phase)) {
+                const int t_end = a.t0 + a.kt;
+                /* One K tile, band after band (one accumulator: a band's wgmmas are waited
+                 * for before its promotion). The wide tile waits for the next K tile's slot at
+                 * the end of the body (wait_next), after the promotion, in the same
+                 * straight-line code: ptxas then issues the wait's first try_wait among the
+                 * promotion's FFMAs and tests its answer after them, so the try_wait's round
+                 * trip leaves the path from a band's last wgmma to the next band's first. At
+                 * the top of the body (wait_own), behind the loop's back edge, it cannot be
+                 * moved there. For the same reason the body tests no band against M where all
+                 * of the consumer's bands are inside it (all_bands): a test would end the
+                 * straight-line code before the wait. */
+                auto k_tile = [&](int t, auto wait_own, auto wait_next, auto all_bands) {
+                    constexpr bool ALL = decltype(all_bands)::value;
                     const int s = slot;
                     const float b_scale = b_ahead;
-                    if (BLOCK && band0 < M && t + 1 < a.t0 + a.kt) b_ahead = __ldg(b_at);
-                    wait_phase(full0 + 8 * s, phase);
+                    if (BLOCK && (ALL || band0 < M) && t + 1 < t_end) b_ahead = __ldg(b_at);
+                    if (decltype(wait_own)::value) wait_phase(full0 + 8 * s, phase);
 #pragma unroll
                     for (int w = 0; w < WAVES; w++) {
-                        if (band0 + 64 * w >= M) continue;
+                        if (!ALL && band0 + 64 * w >= M) continue;
                         const int band = c * WAVES + w;
                         issue(part, s, band);
                         float f0, f1;
@@ -606,8 +626,38 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                         if (w == WAVES - 1) release(s);
                         promote(sum[w], part, f0, f1);
                     }
-                    if (band0 + 64 * (WAVES - 1) >= M) release(s); /* the last band skipped */
-                }
+                    if (!ALL && band0 + 64 * (WAVES - 1) >= M) release(s); /* last band skipped */
+                    b_at++;
+                    advance(slot, phase);
+                    if (decltype(wait_next)::value) wait_phase(full0 + 8 * slot, phase);
+                };
+                const std::integral_constant<bool, true> yes;
+                const std::integral_constant<bool, false> no;
+#if defined(GEMM07_AB_WAIT_AT_TOP) /* (out: each K tile waits for its own slot first) */
+                constexpr bool ROTATE = false;
+#else
+                constexpr bool ROTATE = SHARE_A;
+#endif
+#if defined(GEMM07_AB_BAND_TESTS) /* (out: every K tile tests its bands against M) */
+                constexpr bool BY_BANDS = false;
+#else
+                constexpr bool BY_BANDS = SHARE_A;
+#endif
+                auto tiles = [&](auto all_bands) {
+                    if constexpr (ROTATE) { /* the unit's last K tile waits for no next slot:
+                                             * the block's last unit has none that will fill */
+                        if (a.kt > 0) wait_phase(full0 + 8 * slot, phase);
+                        int t = a.t0;
+                        for (; t + 1 < t_end; t++) k_tile(t, no, yes, all_bands);
+                        if (t < t_end) k_tile(t, no, no, all_bands);
+                    } else {
+                        for (int t = a.t0; t < t_end; t++) k_tile(t, yes, no, all_bands);
+                    }
+                };
+                if (BY_BANDS && band0 + 64 * WAVES <= M)
+                    tiles(std::integral_constant<bool, BY_BANDS>());
+                else
+                    tiles(no);
             }
             store_unit(u, band0, a.n0);
         }
@@ -826,23 +876,30 @@ static int pick_tile(bool block, int M, int N, int K) {
     if (const int narrow = narrow_tile(block, M, N)) return narrow;
     const long cols = blocks_for(N, BN);
     static const int rows[3] = {64, 128, 256};
-    /* block-scaled, the 256 x 128 tile is the one sharing A (TILE_256A: pairs side by side
-     * along N), rated against the 128 x 128 tile by their ratio at 8192^3 in one session (H100,
-     * 2026-11-26: 1308 against 1276 TFLOPS); not below 8 K tiles, where its 3 slots fill and
-     * drain once a tile (4096 x 32768 x 512: 0.98x cuBLASLt against 1.03x), nor where its
-     * tiles fit in one round (2048^3: 0.934x against 0.953x) */
-    static const double rate[2][3] = {{1022, 1323, 1304}, {980, 1208, 1238}};
+    /* The 256 x 128 tile is the one sharing A (TILE_256A: pairs side by side along N). Block-
+     * scaled it is rated against the 128 x 128 tile by their ratio at 8192^3 in one session
+     * (H100, 2026-11-26: 1308 against 1276 TFLOPS), and not picked below 8 K tiles, where its 3
+     * slots fill and drain once a tile (4096 x 32768 x 512: 0.98x cuBLASLt against 1.03x). Per
+     * tensor since its wait moved after the promotion (H100, 2026-11-27: 1474 TFLOPS at 8192^3
+     * against the 128 x 144 tile's 1408 in one session, so 1.067 x 128 x 128's rate through
+     * the two narrower tiles' ratio, 1429 / 1403), and not below 16 K tiles (4096 x 24576 x
+     * 1536, 12 K tiles: 1.006x cuBLASLt against the 128-row tiles' 1.03x), nor per tensor
+     * where its pairs fit in one round (2048^3: 0.97x against 1.01x; block-scaled there it
+     * wins since the wait moved, 0.984-0.989x against 0.959-0.961x, where before it lost,
+     * 0.934x against 0.953x). */
+    static const double rate[2][3] = {{1022, 1323, 1411}, {980, 1208, 1238}};
+    const int wide_min_k_tiles = block ? 8 : 16;
     int best = TILE_64;
     double best_cost = 0;
     for (int i = 0; i < 3; i++) {
         if (rate[block][i] <= 0) continue;
-        const bool share_a = block && i == 2;
-        if (share_a && (K + BK - 1) / BK < 8) continue;
+        const bool share_a = i == 2;
+        if (share_a && (K + BK - 1) / BK < wide_min_k_tiles) continue;
         const int cl = i < 2 && cluster_for(block, M, rows[i]) == 1 ? 1 : CLUSTER;
         const long slots = launch_sms() / cl;
         const long pairs = share_a ? blocks_for(M, rows[i]) * ((cols + 1) / 2)
                                    : (blocks_for(M, rows[i]) + cl - 1) / cl * cols;
-        if (share_a && pairs <= slots) continue;
+        if (share_a && !block && pairs <= slots) continue;
         const double cost = (double)((pairs + slots - 1) / slots) * rows[i] / rate[block][i];
         if (i == 0 || cost < best_cost) best = share_a ? TILE_256A : i + 1, best_cost = cost;
     }
