@@ -48,7 +48,8 @@
  *    the FFMAs, and no band tested against M inside the loop where all are inside it (the
  *    test's branch would end that straight-line code). Measured (H100, 2026-11-27, A/B, three
  *    rounds; block-scaled x cuBLASLt, round 1): 8192^3 1.024 -> 1.058 (no band tests) -> 1.083
- *    (the wait moved); tensor pipe active at 4096 x 7168 x 16384 84% -> 91% (DeepGEMM's 91%).
+ *    (the wait moved); tensor pipe active at 4096 x 7168 x 16384 84% -> 91% with both
+ *    (DeepGEMM's 91%).
  *    With it the wide tile runs per tensor too (pick_tile).
  *  - Narrow tiles at small M: 64 x 64, 64 x 32 and 64 x 16, blocks alone, one consumer, 12
  *    slots, stored from registers, where C has one or two tile rows and few 128-wide tiles
@@ -780,8 +781,9 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
  * round is one tile on every cluster slot. Tiles (consumers x bands of 64 rows each):
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
- * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100). A rate of 0 would
- * never be picked. 128 x 144 (wider_144) may then replace 128 x 128.
+ * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100), but the wide
+ * tile's (below). A rate of 0 would never be picked. 128 x 144 (wider_144) may then replace
+ * 128 x 128. The 256 x 128 tile sharing B (TILE_256) is no longer picked, only forced.
  * GEMM07_FINAL_TILE=256x128 (B shared), 256x128a (A shared), 128x128, 64x128, 128x144, 64x64,
  * 64x32 or 64x16 forces one (read once); any other value is refused. The narrow ones
  * (narrow_tile) are picked before the rule, at M <= 128. */
@@ -817,8 +819,9 @@ static int cluster_for(bool block, int M, int rows) {
 }
 
 /* The 128 x 144 tile (cuBLASLt's own, per tensor): 9/8 of a 128 x 128 tile's work a round, so
- * it wins where it saves more rounds than that: 8192^3 (1824 pairs in 28 rounds on 66 clusters,
- * against 2048 in 32) and 4096 x 2112 x 7168 (4 against 5). Rates at 8192^3 (H100), 128 x 144
+ * it wins over 128 x 128 where it saves more rounds than that: 8192^3 (1824 pairs in 28 rounds
+ * on 66 clusters, against 2048 in 32; the wide tile now takes 8192^3 in both schemes) and
+ * 4096 x 2112 x 7168 (4 against 5). Rates at 8192^3 (H100), 128 x 144
  * against 128 x 128: per tensor 1429 against 1403 TFLOPS (2026-11-24, after the K loop's
  * diet); block-scaled 1277 against 1303 (2026-11-26: its two B scales a K tile, and one slot
  * fewer than the per-tensor tile's). It must also be estimated 2.5% faster: at short K its
