@@ -209,8 +209,11 @@ static double work(const row_entry *r, const shape *s) {
     return (r->variant == OP_COPY ? 2 : 1) * n * sizeof(float);
 }
 
-static const shape TEST_SHAPES[] = {{{1}}, {{33}}, {{1000}}, {{4097}}, {{(1L << 20) + 3}},
-                                    {{1L << 28}}};
+/* 3 x 8192 + 5: the smallest kind of input on which stage 10 runs several blocks (its chunks
+ * are 8192 floats), a tail and n % 4 leftovers: its last-block finish under --quick, so under
+ * make sanitize-02 too. */
+static const shape TEST_SHAPES[] = {{{1}}, {{33}}, {{1000}}, {{4097}}, {{3 * 8192 + 5}},
+                                    {{(1L << 20) + 3}}, {{1L << 28}}};
 /* 1K..1M: launch latency dominates (read the time column); 4M..256M: bandwidth. */
 static const shape BENCH_SHAPES[] = {{{1L << 10}}, {{1L << 12}}, {{1L << 14}}, {{1L << 16}},
                                      {{1L << 18}}, {{1L << 20}}, {{1L << 22}}, {{1L << 24}},
@@ -239,7 +242,7 @@ int main(int argc, char **argv) {
         .default_shape = {{1L << 28}},
         .test_shapes = TEST_SHAPES,
         .ntest_shapes = sizeof TEST_SHAPES / sizeof TEST_SHAPES[0],
-        .nquick_shapes = 4,
+        .nquick_shapes = 5,
         .bench_shapes = BENCH_SHAPES,
         .nbench_shapes = sizeof BENCH_SHAPES / sizeof BENCH_SHAPES[0],
         .unit = UNIT_GBPS,
