@@ -49,8 +49,8 @@
  *    test's branch would end that straight-line code). Measured (H100, 2026-11-27, A/B, three
  *    rounds; block-scaled x cuBLASLt, round 1): 8192^3 1.024 -> 1.058 (no band tests) -> 1.083
  *    (the wait moved); tensor pipe active at 4096 x 7168 x 16384 84% -> 91% with both
- *    (DeepGEMM's 91%).
- *    With it the wide tile runs per tensor too (pick_tile).
+ *    (DeepGEMM's 91%). With it the wide tile runs per tensor too (pick_tile); sass_checks.sh
+ *    checks that the try_wait stays among the promotion's instructions.
  *  - Narrow tiles at small M: 64 x 64, 64 x 32 and 64 x 16, blocks alone, one consumer, 12
  *    slots, stored from registers, where C has one or two tile rows and few 128-wide tiles
  *    (narrow_tile below): every SM streams its own columns of B instead of a K split.
