@@ -70,13 +70,14 @@ need "the per-tensor ring depth" "$DEPTH_T"; need "the block-scaled ring depth" 
 # the warpgroups: threads = 128 * (1 + CONS), the 128 x 128 tile launched with CONS = 2
 CONS=$(grep -o 'launch_final07<BLOCK, [0-9][0-9]*, 1>(A' "$FINAL" | head -n 1 | awk -F'[<,]' '{ gsub(/ /, "", $3); print $3 }' || true)
 need "the consumers of the 128 x 128 tile" "$CONS"
-# setmaxnreg for 128 columns: "producer_regs = COLS > 128 ? 24 : 40"
-PREGS=$(awk '/producer_regs = COLS > / { if (match($0, /: [0-9]+;/)) print substr($0, RSTART + 2, RLENGTH - 3) }' "$FINAL")
-CREGS=$(awk '/consumer_regs = COLS > / { if (match($0, /: [0-9]+;/)) print substr($0, RSTART + 2, RLENGTH - 3) }' "$FINAL")
+# setmaxnreg for 128 columns: "producer_regs = COLS == 144 ? 24 : 40" (the last value)
+PREGS=$(awk '/producer_regs = COLS == / { if (match($0, /: [0-9]+;/)) print substr($0, RSTART + 2, RLENGTH - 3) }' "$FINAL")
+CREGS=$(awk '/consumer_regs = COLS == / { if (match($0, /: [0-9]+;/)) print substr($0, RSTART + 2, RLENGTH - 3) }' "$FINAL")
 need "the producer's registers" "$PREGS"; need "the consumers' registers" "$CREGS"
-# the staging boxes of a band: "band_staging = 2 * 8192 + ..."
-NBOX=$(awk '/band_staging = [0-9]+ \* [0-9]+/ { if (match($0, /= [0-9]+ \*/)) print substr($0, RSTART + 2, RLENGTH - 4) }' "$FINAL")
-BOXB=$(awk '/band_staging = [0-9]+ \* [0-9]+/ { if (match($0, /\* [0-9]+/)) print substr($0, RSTART + 2, RLENGTH - 2) }' "$FINAL")
+# the staging boxes of a band of the 128 x 128 tile
+# (128 columns: "full_boxes = COLS / 64" of them, "band_staging = full_boxes * 8192 + ...")
+NBOX=$(awk '/full_boxes = COLS \/ [0-9]+/ { if (match($0, /COLS \/ [0-9]+/)) print 128 / substr($0, RSTART + 7, RLENGTH - 7) }' "$FINAL")
+BOXB=$(awk '/band_staging = full_boxes \* [0-9]+/ { if (match($0, /\* [0-9]+/)) print substr($0, RSTART + 2, RLENGTH - 2) }' "$FINAL")
 need "the staging boxes" "$NBOX"; need "the staging box's bytes" "$BOXB"
 # the barriers' arrival counts and the store's thread
 EMPTY_CNT=$(grep -o 'mbarrier_init(smem_addr(&empty\[s\]), [^)]*)' "$FINAL" | sed 's/.*), //; s/)$//')

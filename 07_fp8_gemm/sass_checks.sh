@@ -130,7 +130,7 @@ fi
 # its last FFMA (FADD per tensor). Written at the loop's top, behind the back edge, the try_wait
 # comes after every FFMA, on the path to the next wgmma (8192^3 block-scaled 1.058x -> 1.083x
 # cuBLASLt when it moved). Checked for both schemes.
-want_wide='final07_kernelILb0ELi2ELi2ELi2ELb0ELi128ELb1E=final07 per tensor 256 x 128 sharing A;final07_kernelILb1ELi2ELi2ELi2ELb0ELi128ELb1E=final07 block-scaled 256 x 128 sharing A'
+want_wide='final07_kernelILb0ELi2ELi2ELi2ELb0ELi128ELb1E=final07 per tensor 256 x 128 sharing A;final07_kernelILb1ELi2ELi2ELi2ELb0ELi128ELb1E=final07 block-scaled 256 x 128 sharing A;final07_kernelILb0ELi2ELi1ELi2ELb0ELi192ELb0E=final07 per tensor 128 x 192;final07_kernelILb1ELi2ELi1ELi2ELb0ELi192ELb0E=final07 block-scaled 128 x 192'
 wide=$(awk -v want="$want_wide" "$sass_loops"'
     function flush(   j, best, dep, ffma, wait) {
         if (name == "") return

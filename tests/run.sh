@@ -574,7 +574,7 @@ forced_configs=(
     "06_wgmma_tma final GEMM06_FINAL_TILE 128x256 128x128 64x128"
     "06_wgmma_tma final GEMM06_FINAL_CLUSTER=2x2,GEMM06_FINAL_TILE 128x256 128x128 64x128"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE 256x128 256x128a 128x128 64x128"
-    "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE 128x144 64x64 64x32 64x16"
+    "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE 128x144 128x192 64x64 64x32 64x16"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER 1 2"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=128x128,GEMM07_FINAL_CLUSTER 1 2"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER=2,GEMM07_FINAL_SPLIT 2 3"

@@ -64,6 +64,11 @@
  *    2026-11-26, A/B twice): 4096 x 2112 x 7168, 5 rounds of 128 x 128 pairs against 4 of
  *    128 x 144, 0.973x -> 1.049x cuBLASLt block-scaled; at 8192^3 the tile is 2% slower than
  *    128 x 128 (1277 against 1303 TFLOPS), at the other M = 4096 shapes 4-12%.
+ *  - 128 x 192 (DeepGEMM's at N = 2112): 96 sums and a 96-register accumulator a consumer, so
+ *    one accumulator, turning as the wide tile does (TURNS); block-scaled, B's boundary after
+ *    128 or 64 columns (two K loops); three 64-column boxes. 4096 x 2112 x 7168 in 3 rounds
+ *    where 128 x 144 needs 4: 1.050x -> 1.174x cuBLASLt block-scaled (H100, 2026-11-27, forced,
+ *    A/B twice; NOTES.md, "The 128 x 192 tile").
  *
  * Shapes: any M and N (block scaling: M % 4 == 0, the TMA map of A's scales); K % 16 == 0. */
 #include <stdint.h>
@@ -99,15 +104,22 @@
 template <bool BLOCK, int CONS, int WAVES, int CL = CLUSTER, int COLS = BN, bool SHARE_A = false>
 struct final07_shape {
     static constexpr int bm = 64 * CONS * WAVES, threads = 128 * (1 + CONS);
-    /* setmaxnreg: 72 x 3 registers of sums and accumulators at 144 columns need 240 */
-    static constexpr int producer_regs = COLS > 128 ? 24 : 40;
-    static constexpr int consumer_regs = COLS > 128 ? 240 : 232;
+    /* setmaxnreg: 72 x 3 registers of sums and accumulators at 144 columns need 240 (192
+     * columns, 96 x 2 with one accumulator, fit 232 and leave the producer its 40) */
+    static constexpr int producer_regs = COLS == 144 ? 24 : 40;
+    static constexpr int consumer_regs = COLS == 144 ? 240 : 232;
     static constexpr int a_bytes = bm * BK, b_half_bytes = COLS / CL * BK;
     static constexpr int a_half_bytes = bm / CL * BK; /* SHARE_A: each block's part of A */
     static constexpr int slot_bytes = (bm + COLS) * BK;
     static constexpr int scale_bytes = BLOCK ? bm * 4 : 0;
     static constexpr bool narrow = COLS < BN; /* 64 x 16, 32 or 64: small M (narrow_tile) */
-    static constexpr int band_staging = 2 * 8192 + (COLS > 128 ? 2048 : 0); /* + the tail's */
+    /* C leaves in 64-column boxes of 8 KiB, and 128 x 144's last 16 columns in a 2 KiB one */
+    static constexpr int full_boxes = COLS / 64, tail_cols = COLS % 64;
+    static constexpr int band_staging = full_boxes * 8192 + (tail_cols ? 2048 : 0);
+    /* One accumulator a consumer beside its sums (the wide tiles: two bands, or 192 columns,
+     * 96 + 96 registers; a second set would not fit), each K tile's wgmmas waited for before
+     * its promotion; else two in turn. */
+    static constexpr bool one_acc = WAVES > 1 || COLS > 144;
     /* SHARE_A (two bands a consumer, handed off together): a band's boxes each */
     static constexpr int staging_bytes = narrow ? 0 : (SHARE_A ? WAVES : 1) * band_staging;
     static constexpr int budget = 227 * 1024 - 2048; /* the opt-in limit less static smem, rounded */
@@ -123,6 +135,8 @@ static_assert(final07_shape<false, 2, 1>::depth == 6 && final07_shape<true, 2, 1
                   final07_shape<false, 2, 2>::depth == 4 && final07_shape<true, 2, 2>::depth == 3 &&
                   final07_shape<false, 2, 1, CLUSTER, 144>::depth == 5 &&
                   final07_shape<true, 2, 1, CLUSTER, 144>::depth == 5 &&
+                  final07_shape<false, 2, 1, CLUSTER, 192>::depth == 4 &&
+                  final07_shape<true, 2, 1, CLUSTER, 192>::depth == 4 &&
                   final07_shape<true, 1, 1, 1, 64>::depth == 12 &&
                   final07_shape<false, 1, 1, 1, 16>::depth == 12,
               "slots");
@@ -134,6 +148,7 @@ static_assert(final07_shape<false, 2, 1>::smem == GEMM07_SMEM_FINAL &&
                   final07_shape<true, 2, 2>::smem <= GEMM07_SMEM_FINAL &&
                   final07_shape<false, 2, 1, CLUSTER, 144>::smem <= GEMM07_SMEM_FINAL &&
                   final07_shape<true, 2, 1, CLUSTER, 144>::smem <= GEMM07_SMEM_FINAL &&
+                  final07_shape<true, 2, 1, CLUSTER, 192>::smem <= GEMM07_SMEM_FINAL &&
                   final07_shape<true, 1, 1, 1, 64>::smem <= GEMM07_SMEM_FINAL &&
                   final07_shape<false, 1, 1, 1, 64>::smem <= GEMM07_SMEM_FINAL,
               "gemm07.h agrees");
@@ -164,12 +179,14 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                    int K, const float *__restrict__ scale_a, const float *__restrict__ scale_b,
                    const gemm06_tiles pairs, const int tma_store, const final07_split split) {
     using S = final07_shape<BLOCK, CONS, WAVES, CL, COLS, SHARE_A>;
-    static_assert(COLS == BN || (!SPLIT && WAVES == 1), "128 x 144: one band, no K split");
+    static_assert(COLS == BN || (!SPLIT && WAVES == 1), "128 x 144, 128 x 192: one band, no K split");
+    static_assert(S::tail_cols == 0 || S::tail_cols == 16 || S::narrow, "stage_tail: 16 columns");
     static_assert(COLS >= BN || (CONS == 1 && CL == 1 && !SHARE_A), "narrow tiles: 64 rows, alone");
-    /* Block-scaled, a 144-column tile starts at a multiple of 16 and spans two of B's
+    /* Block-scaled, a 144- or 192-column tile starts at a multiple of 16 and spans two of B's
      * 128-column scale blocks: its columns before the boundary take the first's scale, the
      * rest the second's (TWO_B below). */
     constexpr bool TWO_B = BLOCK && COLS > BN;
+    static_assert(COLS <= BN || COLS == 144 || COLS == 192, "B's block boundary: 144 or 192");
     static_assert(!SHARE_A || (CL == 2 && COLS == BN && !SPLIT), "A shared: pairs of 128 columns");
     /* A pair's tile (pm, tn) as this block's first row and column: SHARE_A, the two blocks side
      * by side along N sharing A; else stacked along M sharing B. */
@@ -197,13 +214,21 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
     const int n_pairs = pairs.tiles_m * pairs.tiles_n, n_units = n_pairs * ways;
     const int cluster_id = blockIdx.x / CL, clusters = gridDim.x / CL;
     constexpr unsigned expect = S::slot_bytes + S::scale_bytes;
-    /* The wide tile sharing A waits with a suspend-time hint (the producer for empty slots, the
+    /* TURNS: one accumulator a consumer, the two consumers taking turns on the tensor core (the
+     * 256 x 128 tile sharing A, and 128 x 192), so each consumer's turnaround between K tiles
+     * is on the tensor core's path (the K loop's wait_next and all_bands below). */
+#if defined(GEMM07_AB_192_AS_144) /* (out: 128 x 192 waits and turns as 128 x 144 does) */
+    constexpr bool TURNS = SHARE_A && S::one_acc;
+#else
+    constexpr bool TURNS = S::one_acc && (SHARE_A || WAVES == 1);
+#endif
+    /* These tiles wait with a suspend-time hint (the producer for empty slots, the
      * consumers for full ones and for their staging): a warp that would spin on try_wait sleeps
      * until the phase completes, its issue slots left to the consumers' wgmmas and promotions.
-     * Measured (H100, one session): +2.5-3% at the M = 4096 shapes it runs and 8192^3; the
-     * other tiles gained nothing and the 64 x 128 ones lost up to 1%. */
+     * Measured (H100, one session): +2.5-3% at the M = 4096 shapes the wide tile runs and
+     * 8192^3; the other tiles gained nothing and the 64 x 128 ones lost up to 1%. */
     auto wait_phase = [](unsigned bar, unsigned p) {
-        if constexpr (SHARE_A)
+        if constexpr (TURNS)
             mbarrier_wait_parity_sleep(bar, p);
         else
             mbarrier_wait_parity(bar, p);
@@ -214,7 +239,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
         tma_prefetch_map(&map_b);
         if (BLOCK) tma_prefetch_map(&map_sa);
         if (tma_store) tma_prefetch_map(&map_d);
-        if (tma_store && COLS > BN) tma_prefetch_map(&map_dt);
+        if (tma_store && S::tail_cols) tma_prefetch_map(&map_dt);
         for (int s = 0; s < DEPTH; s++) {
             mbarrier_init(smem_addr(&full[s]), 1);
             mbarrier_init(smem_addr(&empty[s]), CL * CONS * 4);
@@ -253,10 +278,12 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                         const unsigned at =
                             ring + S::staging_at + c * S::staging_bytes + w * S::band_staging;
                         const int row0 = m0 + 64 * (c * WAVES + w);
-                        tma_store_2d_if(&map_d, at, n0, row0, row0 < M);
-                        tma_store_2d_if(&map_d, at + 8192, n0 + 64, row0, row0 < M);
-                        if (COLS > BN)
-                            tma_store_2d_if(&map_dt, at + 2 * 8192, n0 + BN, row0, row0 < M);
+#pragma unroll
+                        for (int b = 0; b < S::full_boxes; b++)
+                            tma_store_2d_if(&map_d, at + b * 8192, n0 + 64 * b, row0, row0 < M);
+                        if (S::tail_cols)
+                            tma_store_2d_if(&map_dt, at + S::full_boxes * 8192,
+                                            n0 + 64 * S::full_boxes, row0, row0 < M);
                     }
                     tma_store_commit();
                 }
@@ -441,7 +468,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
          * other consumer happens to fill it, and the two consumers, started together, stay in
          * step. */
         auto wait_full = [&](int s, unsigned p) {
-            if constexpr (SHARE_A)
+            if constexpr (TURNS)
                 mbarrier_wait_parity_sleep(full0 + 8 * s, p);
             else
                 mbarrier_wait_parity_in_asm(full0 + 8 * s, p);
@@ -521,12 +548,13 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                 if constexpr (S::narrow) { /* no staging: not reached (the launch has no map) */
                 } else if constexpr (HANDOFF) { /* stage, fence, hand over (row0 >= M: not stored) */
                     /* boxes: here the count of hand-offs, whose parity the barriers' phase is */
-                    const float(&body)[BN / 2] = reinterpret_cast<const float(&)[BN / 2]>(sum[w]);
                     const unsigned at = staging + w * S::band_staging;
                     if (w == 0) wait_phase(smem_addr(&unstaged[c]), (boxes & 1) ^ 1);
-                    stage_box<BN, bf16_t>(body, at, 0);
-                    stage_box<BN, bf16_t>(body, at + 8192, 1);
-                    if (COLS > BN) stage_tail<bf16_t>(sum[w] + BN / 2, at + 2 * 8192);
+#pragma unroll
+                    for (int b = 0; b < S::full_boxes; b++)
+                        stage_box<COLS, bf16_t>(sum[w], at + b * 8192, b);
+                    if (S::tail_cols)
+                        stage_tail<bf16_t>(sum[w] + 32 * S::full_boxes, at + S::full_boxes * 8192);
                     if (w == WAVES - 1) {
                         fence_proxy_async_shared();
                         mbarrier_arrive(smem_addr(&staged[c]));
@@ -573,31 +601,33 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
             /* This consumer's rows: WAVES bands of 64, from m0 + 64 * WAVES * c. A band past M
              * (a cluster's second block at M <= 64, say) has nothing to compute or store. */
             const int band0 = a.m0 + 64 * WAVES * c;
-            if (WAVES == 1 && band0 < M) {
-                float other[COLS / 2];
-                auto run = [&](auto gb) {
-                    wait_full(slot, phase);
-                    issue(part, slot, c);
-                    rest_of_unit(a.kt, part, other, gb);
-                };
-                /* TWO_B: the groups before B's block boundary, 16 - (n0 % 128) / 8 of them
-                 * (n0 a multiple of 16), chosen here, before any wgmma is in flight */
-                if constexpr (TWO_B) {
-                    switch (a.n0 % BN / 16) {
-                    case 0: run(std::integral_constant<int, 16>()); break;
-                    case 1: run(std::integral_constant<int, 14>()); break;
-                    case 2: run(std::integral_constant<int, 12>()); break;
-                    case 3: run(std::integral_constant<int, 10>()); break;
-                    case 4: run(std::integral_constant<int, 8>()); break;
-                    case 5: run(std::integral_constant<int, 6>()); break;
-                    case 6: run(std::integral_constant<int, 4>()); break;
-                    default: run(std::integral_constant<int, 2>()); break;
+            if (!S::one_acc && band0 < M) {
+              if constexpr (!S::one_acc) {
+                    float other[COLS / 2];
+                    auto run = [&](auto gb) {
+                        wait_full(slot, phase);
+                        issue(part, slot, c);
+                        rest_of_unit(a.kt, part, other, gb);
+                    };
+                    /* TWO_B: the groups before B's block boundary, 16 - (n0 % 128) / 8 of them
+                     * (n0 a multiple of 16), chosen here, before any wgmma is in flight */
+                    if constexpr (TWO_B) {
+                        switch (a.n0 % BN / 16) {
+                        case 0: run(std::integral_constant<int, 16>()); break;
+                        case 1: run(std::integral_constant<int, 14>()); break;
+                        case 2: run(std::integral_constant<int, 12>()); break;
+                        case 3: run(std::integral_constant<int, 10>()); break;
+                        case 4: run(std::integral_constant<int, 8>()); break;
+                        case 5: run(std::integral_constant<int, 6>()); break;
+                        case 6: run(std::integral_constant<int, 4>()); break;
+                        default: run(std::integral_constant<int, 2>()); break;
+                        }
+                    } else {
+                        run(std::integral_constant<int, COLS / 8>());
                     }
-                } else {
-                    run(std::integral_constant<int, COLS / 8>());
-                }
+              }
             } else {
-                const float *b_at = b_next; /* stepped, as b_next above */
+                const float *b_at = b_next, *b_at_hi = b_next_hi; /* stepped, as b_next above */
                 const int t_end = a.t0 + a.kt;
                 /* One K tile, band after band (one accumulator: a band's wgmmas are waited
                  * for before its promotion). The wide tile waits for the next K tile's slot at
@@ -608,12 +638,17 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                  * the top of the body (wait_own), behind the loop's back edge, it cannot be
                  * moved there. For the same reason the body tests no band against M where all
                  * of the consumer's bands are inside it (all_bands): a test would end the
-                 * straight-line code before the wait. */
-                auto k_tile = [&](int t, auto wait_own, auto wait_next, auto all_bands) {
+                 * straight-line code before the wait. TWO_B: gb as in the two accumulators'
+                 * loop. */
+                auto k_tile = [&](int t, auto wait_own, auto wait_next, auto all_bands, auto gb) {
                     constexpr bool ALL = decltype(all_bands)::value;
                     const int s = slot;
                     const float b_scale = b_ahead;
-                    if (BLOCK && (ALL || band0 < M) && t + 1 < t_end) b_ahead = __ldg(b_at);
+                    [[maybe_unused]] const float b_scale_hi = b_ahead_hi;
+                    if (BLOCK && (ALL || band0 < M) && t + 1 < t_end) {
+                        b_ahead = __ldg(b_at);
+                        if (TWO_B) b_ahead_hi = __ldg(b_at_hi);
+                    }
                     if (decltype(wait_own)::value) wait_phase(full0 + 8 * s, phase);
 #pragma unroll
                     for (int w = 0; w < WAVES; w++) {
@@ -621,14 +656,26 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                         const int band = c * WAVES + w;
                         issue(part, s, band);
                         float f0, f1;
-                        factors(s, band, b_scale, f0, f1);
+                        [[maybe_unused]] float g0, g1;
+                        if constexpr (TWO_B) {
+                            float a0, a1;
+                            factors(s, band, 1.0f, a0, a1);
+                            f0 = a0 * b_scale, f1 = a1 * b_scale;
+                            g0 = a0 * b_scale_hi, g1 = a1 * b_scale_hi;
+                        } else {
+                            factors(s, band, b_scale, f0, f1);
+                        }
                         wgmma_wait_group<0>();
                         wgmma_fence_operands(part);
                         if (w == WAVES - 1) release(s);
-                        promote(sum[w], part, f0, f1);
+                        if constexpr (TWO_B)
+                            promote_two(sum[w], part, f0, f1, g0, g1, gb);
+                        else
+                            promote(sum[w], part, f0, f1);
                     }
                     if (!ALL && band0 + 64 * (WAVES - 1) >= M) release(s); /* last band skipped */
                     b_at++;
+                    if (TWO_B) b_at_hi++;
                     advance(slot, phase);
                     if (decltype(wait_next)::value) wait_phase(full0 + 8 * slot, phase);
                 };
@@ -637,28 +684,40 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
 #if defined(GEMM07_AB_WAIT_AT_TOP) /* (out: each K tile waits for its own slot first) */
                 constexpr bool ROTATE = false;
 #else
-                constexpr bool ROTATE = SHARE_A;
+                constexpr bool ROTATE = TURNS;
 #endif
 #if defined(GEMM07_AB_BAND_TESTS) /* (out: every K tile tests its bands against M) */
                 constexpr bool BY_BANDS = false;
 #else
-                constexpr bool BY_BANDS = SHARE_A;
+                constexpr bool BY_BANDS = TURNS;
 #endif
-                auto tiles = [&](auto all_bands) {
+                auto tiles = [&](auto all_bands, auto gb) {
                     if constexpr (ROTATE) { /* the unit's last K tile waits for no next slot:
                                              * the block's last unit has none that will fill */
                         if (a.kt > 0) wait_phase(full0 + 8 * slot, phase);
                         int t = a.t0;
-                        for (; t + 1 < t_end; t++) k_tile(t, no, yes, all_bands);
-                        if (t < t_end) k_tile(t, no, no, all_bands);
+                        for (; t + 1 < t_end; t++) k_tile(t, no, yes, all_bands, gb);
+                        if (t < t_end) k_tile(t, no, no, all_bands, gb);
                     } else {
-                        for (int t = a.t0; t < t_end; t++) k_tile(t, yes, no, all_bands);
+                        for (int t = a.t0; t < t_end; t++) k_tile(t, yes, no, all_bands, gb);
                     }
                 };
-                if (BY_BANDS && band0 + 64 * WAVES <= M)
-                    tiles(std::integral_constant<bool, BY_BANDS>());
-                else
-                    tiles(no);
+                auto run = [&](auto gb) {
+                    if (BY_BANDS && band0 + 64 * WAVES <= M)
+                        tiles(std::integral_constant<bool, BY_BANDS>(), gb);
+                    else
+                        tiles(no, gb);
+                };
+                /* TWO_B here: 128 x 192, its tiles at columns 192 j, so B's block boundary
+                 * after 128 or 64 columns (16 or 8 groups of 4 registers) */
+                if constexpr (TWO_B && COLS == 192) {
+                    if (a.n0 % BN == 0)
+                        run(std::integral_constant<int, 16>());
+                    else
+                        run(std::integral_constant<int, 8>());
+                } else {
+                    run(std::integral_constant<int, COLS / 8>());
+                }
             }
             store_unit(u, band0, a.n0);
         }
@@ -763,7 +822,8 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
     if (!S::narrow && N % 8 == 0 && (uintptr_t)D % 16 == 0) {
         map_d = gemm06_store_map_for(D, M, N, err, sizeof err);
         if (!map_d) return launch_unsupported("%s", err);
-        if (COLS > BN && !(map_dt = gemm06_store_map_for(D, M, N, err, sizeof err, COLS - BN)))
+        if (S::tail_cols &&
+            !(map_dt = gemm06_store_map_for(D, M, N, err, sizeof err, S::tail_cols)))
             return launch_unsupported("%s", err);
     }
     /* grouped order, 8 pair rows a group (chapter 06's height); GEMM07_GROUP_ROWS=n overrides
@@ -784,12 +844,13 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
  * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100), but the wide
  * tile's (below). A rate of 0 would never be picked. 128 x 144 (wider_144) may then replace
  * 128 x 128. The 256 x 128 tile sharing B (TILE_256) is no longer picked, only forced.
- * GEMM07_FINAL_TILE=256x128 (B shared), 256x128a (A shared), 128x128, 64x128, 128x144, 64x64,
- * 64x32 or 64x16 forces one (read once); any other value is refused. The narrow ones
+ * GEMM07_FINAL_TILE=256x128 (B shared), 256x128a (A shared), 128x128, 64x128, 128x144, 128x192,
+ * 64x64, 64x32 or 64x16 forces one (read once); any other value is refused. The narrow ones
  * (narrow_tile) are picked before the rule, at M <= 128. */
 enum {
     TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_256A = 6,
     TILE_N64 = 7, TILE_N32 = 8, TILE_N16 = 9, /* narrow: 64 x 64, 64 x 32, 64 x 16 */
+    TILE_192 = 10,
     TILE_BAD = 0
 };
 
@@ -827,8 +888,8 @@ static int cluster_for(bool block, int M, int rows) {
  * fewer than the per-tensor tile's). It must also be estimated 2.5% faster: at short K its
  * costs per tile (16 more columns to store, then from registers, and 5 slots instead of 6)
  * measured 2-3% (4096 x 24576 x 1536: 42 rounds against 47, yet 0.970x against 1.003x
- * cuBLASLt). Block-scaled it then picks 128 x 144 at 4096 x 2112 x 7168 alone among the bench
- * shapes (8192^3 runs the 256 x 128 tile). */
+ * cuBLASLt). Among the bench shapes it is no longer picked: 128 x 192 takes 4096 x 2112 x 7168
+ * (pick_tile), the 256 x 128 tile 8192^3. */
 static bool wider_144(bool block, int M, int N) {
     const long slots = launch_sms() / CLUSTER, pair_rows = (blocks_for(M, 128) + 1) / 2;
     const long r128 = (pair_rows * blocks_for(N, 128) + slots - 1) / slots;
@@ -869,6 +930,7 @@ static int pick_tile(bool block, int M, int N, int K) {
                  : !strcmp(e, "128x128") ? TILE_128
                  : !strcmp(e, "64x128")  ? TILE_64
                  : !strcmp(e, "128x144") ? TILE_144
+                 : !strcmp(e, "128x192") ? TILE_192
                  : !strcmp(e, "256x128a") ? TILE_256A
                  : !strcmp(e, "64x64")    ? TILE_N64
                  : !strcmp(e, "64x32")    ? TILE_N32
@@ -906,6 +968,21 @@ static int pick_tile(bool block, int M, int N, int K) {
         const double cost = (double)((pairs + slots - 1) / slots) * rows[i] / rate[block][i];
         if (i == 0 || cost < best_cost) best = share_a ? TILE_256A : i + 1, best_cost = cost;
     }
+    /* 128 x 192 (pairs stacked along M sharing B, as 128 x 128), half again a 128 x 128 tile's
+     * area, where C has more than one 128-row tile row. Rated against the wide tile by their
+     * TFLOPS at 8192^3 in one session, each divided by how full its rounds and columns are
+     * there (H100, 2026-11-27: 1389 against 1419 block-scaled, 1436 against 1459 per tensor;
+     * 21 rounds of 20.85 and 43 columns of 192 for 8192, against 16 rounds of 15.5), so
+     * 0.963 and 0.968 of its rate. Forced it was 1.17x cuBLASLt block-scaled at 4096 x 2112 x
+     * 7168 (3 rounds, where 128 x 144 needs 4: 1.05x) and behind the rule's pick at the other
+     * M = 4096 shapes but K = 512 (NOTES.md, "The 128 x 192 tile"). */
+    static const double rate_192[2] = {1366, 1192};
+    if (M > 128) {
+        const long slots = launch_sms() / CLUSTER;
+        const long pairs = (blocks_for(M, 128) + 1) / 2 * blocks_for(N, 192);
+        const double cost = (double)((pairs + slots - 1) / slots) * 192 / rate_192[block];
+        if (cost < best_cost) best = TILE_192, best_cost = cost;
+    }
     return best == TILE_128 && cluster_for(block, M, 128) == 2 && wider_144(block, M, N)
                ? TILE_144
                : best;
@@ -937,6 +1014,9 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
     case TILE_144:
         return launch_final07<BLOCK, 2, 1, CLUSTER, false, 144>(A, B, scale_a, scale_b, D, M, N,
                                                                 K, stream);
+    case TILE_192:
+        return launch_final07<BLOCK, 2, 1, CLUSTER, false, 192>(A, B, scale_a, scale_b, D, M, N,
+                                                                K, stream);
     case TILE_N64:
         return launch_final07<BLOCK, 1, 1, 1, false, 64>(A, B, scale_a, scale_b, D, M, N, K, stream);
     case TILE_N32:
@@ -945,7 +1025,7 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
         return launch_final07<BLOCK, 1, 1, 1, false, 16>(A, B, scale_a, scale_b, D, M, N, K, stream);
     default:
         return launch_unsupported("GEMM07_FINAL_TILE must be 256x128, 256x128a, 128x128, 64x128, "
-                                  "128x144, 64x64, 64x32 or 64x16");
+                                  "128x144, 128x192, 64x64, 64x32 or 64x16");
     }
 }
 
