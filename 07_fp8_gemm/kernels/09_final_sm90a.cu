@@ -67,7 +67,7 @@
  *  - 128 x 192 (DeepGEMM's at N = 2112): 96 sums and a 96-register accumulator a consumer, so
  *    one accumulator, turning as the wide tile does (TURNS); block-scaled, B's boundary after
  *    128 or 64 columns (two K loops); three 64-column boxes. 4096 x 2112 x 7168 in 3 rounds
- *    where 128 x 144 needs 4: 1.050x -> 1.174x cuBLASLt block-scaled (H100, 2026-11-27, forced,
+ *    where 128 x 144 needs 4: 1.050x -> 1.173x cuBLASLt block-scaled (H100, 2026-11-27, forced,
  *    A/B twice; NOTES.md, "The 128 x 192 tile").
  *
  * Shapes: any M and N (block scaling: M % 4 == 0, the TMA map of A's scales); K % 16 == 0. */
