@@ -601,8 +601,10 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
             /* This consumer's rows: WAVES bands of 64, from m0 + 64 * WAVES * c. A band past M
              * (a cluster's second block at M <= 64, say) has nothing to compute or store. */
             const int band0 = a.m0 + 64 * WAVES * c;
+            /* Two accumulators in turn where this consumer has rows (compiled only where the
+             * registers hold two sets, !one_acc); else the one-accumulator loop below. */
             if (!S::one_acc && band0 < M) {
-              if constexpr (!S::one_acc) {
+                if constexpr (!S::one_acc) {
                     float other[COLS / 2];
                     auto run = [&](auto gb) {
                         wait_full(slot, phase);
@@ -625,7 +627,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                     } else {
                         run(std::integral_constant<int, COLS / 8>());
                     }
-              }
+                }
             } else {
                 const float *b_at = b_next, *b_at_hi = b_next_hi; /* stepped, as b_next above */
                 const int t_end = a.t0 + a.kt;
@@ -850,7 +852,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
 enum {
     TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_256A = 6,
     TILE_N64 = 7, TILE_N32 = 8, TILE_N16 = 9, /* narrow: 64 x 64, 64 x 32, 64 x 16 */
-    TILE_192 = 10,
+    TILE_192 = 10, /* 128 x 192, one accumulator a consumer */
     TILE_BAD = 0
 };
 
@@ -974,8 +976,9 @@ static int pick_tile(bool block, int M, int N, int K) {
      * there (H100, 2026-11-27: 1389 against 1419 block-scaled, 1436 against 1459 per tensor;
      * 21 rounds of 20.85 and 43 columns of 192 for 8192, against 16 rounds of 15.5), so
      * 0.963 and 0.968 of its rate. Forced it was 1.17x cuBLASLt block-scaled at 4096 x 2112 x
-     * 7168 (3 rounds, where 128 x 144 needs 4: 1.05x) and behind the rule's pick at the other
-     * M = 4096 shapes but K = 512 (NOTES.md, "The 128 x 192 tile"). */
+     * 7168 (3 rounds, where 128 x 144 needs 4: 1.05x), 2-4% ahead of the rule's pick at K =
+     * 512, even per tensor at 4096 x 24576 x 1536 and behind it at the other M = 4096 shapes
+     * (NOTES.md, "The 128 x 192 tile"). */
     static const double rate_192[2] = {1366, 1192};
     if (M > 128) {
         const long slots = launch_sms() / CLUSTER;
