@@ -249,6 +249,8 @@ endef
 # Chapter 07's GEMM stages build on chapter 06's shared device and host pieces (gemm06_sm90a.cuh:
 # the swizzled tile's descriptor, the tensor-map cache, the fragment store).
 07_fp8_gemm_INCLUDES := -I06_wgmma_tma
+# Chapter 08's stage 6 stages O for its TMA store with chapter 06's stage_box.
+08_flash_attn_INCLUDES := -I06_wgmma_tma
 $(foreach c,$(ALL_CHAPTERS),$(eval $(call chapter_rules,$(c))))
 
 # Chapter 06's fp16 table times chapter 05's best mma.sync kernel on the same problem: its object

@@ -161,13 +161,14 @@ static inline int encode_3d(CUtensorMap *map, const void *base, attn_dtype t, in
     return tensor_map_encode(map, &m, err, len);
 }
 
-/* The three maps of one problem, kept for the next launch (the timed launches of a shape
- * reuse them: encoding is a driver call). Keyed by everything they encode. */
+/* The maps of one problem, kept for the next launch (the timed launches of a shape reuse them:
+ * encoding is a driver call). Keyed by everything they encode. Q, K and V are loaded in boxes
+ * of 128 rows; O (stage 6) is stored in boxes of 64, a consumer's rows. */
 typedef struct {
-    const void *q, *k, *v;
+    const void *q, *k, *v, *o;
     int n, pairs, d;
     attn_dtype dtype;
-    CUtensorMap mq, mk, mv;
+    CUtensorMap mq, mk, mv, mo;
 } wgmma_maps;
 
 static inline const wgmma_maps *maps_for(const attn_args *a, char *err, size_t len) {
@@ -177,15 +178,16 @@ static inline const wgmma_maps *maps_for(const attn_args *a, char *err, size_t l
     const int pairs = a->b * a->h;
     for (int i = 0; i < filled; i++) {
         const wgmma_maps *w = &kept[i];
-        if (w->q == a->q && w->k == a->k && w->v == a->v && w->n == a->n && w->pairs == pairs &&
-            w->d == a->d && w->dtype == a->dtype)
+        if (w->q == a->q && w->k == a->k && w->v == a->v && w->o == a->o && w->n == a->n &&
+            w->pairs == pairs && w->d == a->d && w->dtype == a->dtype)
             return w;
     }
-    wgmma_maps w = {a->q, a->k, a->v, a->n, pairs, a->d, a->dtype, {}, {}, {}};
+    wgmma_maps w = {a->q, a->k, a->v, a->o, a->n, pairs, a->d, a->dtype, {}, {}, {}, {}};
     const unsigned bq = ATTN_WGMMA_BQ, bk = ATTN_WGMMA_BK;
     if (encode_3d(&w.mq, a->q, a->dtype, a->n, pairs, a->d, bq, err, len) != TENSOR_MAP_OK ||
         encode_3d(&w.mk, a->k, a->dtype, a->n, pairs, a->d, bk, err, len) != TENSOR_MAP_OK ||
-        encode_3d(&w.mv, a->v, a->dtype, a->n, pairs, a->d, bk, err, len) != TENSOR_MAP_OK)
+        encode_3d(&w.mv, a->v, a->dtype, a->n, pairs, a->d, bk, err, len) != TENSOR_MAP_OK ||
+        encode_3d(&w.mo, a->o, a->dtype, a->n, pairs, a->d, 64, err, len) != TENSOR_MAP_OK)
         return NULL;
     const int at = filled < SLOTS ? filled++ : (victim++ % SLOTS);
     kept[at] = w;

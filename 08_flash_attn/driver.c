@@ -140,7 +140,7 @@ static bool naive_supports(const shape *s, char *why, size_t len) {
                   NULL, ATTN_WGMMA_SMEM(128))
 /* Stage 6 (sm_90a only): stage 5's opcodes, and the named barriers of the ping-pong (BAR.SYNC,
  * BAR.ARV). */
-#define FA3_MUST WGMMA_MUST " BAR.SYNC BAR.ARV"
+#define FA3_MUST WGMMA_MUST " BAR.SYNC BAR.ARV UTMASTG STSM"
 #define FA3_ROW(nm, desc, var, lib)                                                                \
     ATTN_ROW_ARCH(nm, desc, ARCH_SM90A, var, attn_fa3, "fa3_attn_kernel", FA3_MUST, lib, NULL,    \
                   ATTN_FA3_SMEM(128))

@@ -312,6 +312,20 @@ __device__ __forceinline__ void attn_softmax(float (&s)[NT][4], float (&acc)[DT]
     attn_pack_p<T, NT>(s, p);
 }
 
+/* The rows' 1 / l (the whole row's l, its four lanes' parts added) into inv, and LSE = m *
+ * mscale + log(l) written for rows query and query + 8 below n: the part of attn_store that an
+ * epilogue storing O another way shares (stage 6's TMA store). Every lane calls it. */
+__device__ __forceinline__ void attn_lse(const float (&m)[2], const float (&l)[2], float (&inv)[2],
+                                         float *lse, int query, int n, float mscale, int lane) {
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+        const float sum = lanes_sum<4>(l[i]);
+        inv[i] = 1.0f / sum;
+        const int r = query + 8 * i;
+        if (r < n && lane % 4 == 0) lse[r] = m[i] * mscale + logf(sum);
+    }
+}
+
 /* O = acc / l and LSE = m * mscale + log(l) for one m-tile's rows query (row g) and query + 8,
  * those below n. o and lse point at the (batch, head)'s first row. mscale turns m into a
  * scaled score: 1 when m was taken over scaled scores (stage 3), the scale when over raw ones
@@ -320,17 +334,16 @@ template <typename T, int D>
 __device__ __forceinline__ void attn_store(const float (&acc)[D / 8][4], const float (&m)[2],
                                            const float (&l)[2], T *o, float *lse, int query, int n,
                                            float mscale, int lane) {
+    float inv[2];
+    attn_lse(m, l, inv, lse, query, n, mscale, lane);
 #pragma unroll
     for (int i = 0; i < 2; i++) {
-        const float sum = lanes_sum<4>(l[i]);
         const int r = query + 8 * i;
         if (r < n) {
-            const float inv = 1.0f / sum;
             T *out = o + (long)r * D + 2 * (lane % 4);
 #pragma unroll
             for (int d = 0; d < D / 8; d++)
-                attn_store2(out + 8 * d, acc[d][2 * i] * inv, acc[d][2 * i + 1] * inv);
-            if (lane % 4 == 0) lse[r] = m[i] * mscale + logf(sum);
+                attn_store2(out + 8 * d, acc[d][2 * i] * inv[i], acc[d][2 * i + 1] * inv[i]);
         }
     }
 }

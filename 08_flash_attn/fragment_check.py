@@ -509,7 +509,7 @@ def check_ring5(rng, runs=300):
             if not MUT: print(f"FAIL ring (stage 5 mbarriers): {e}")
     return bad
 
-def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
+def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2, storer=False):
     stages = stages if isinstance(stages, dict) else {"K": stages, "V": stages}
     """Stage 6's protocol under random interleavings, warp by warp, over a persistent block's
     items (k_tiles: the key tile count of each item, in order): the producer (per item: wait on
@@ -523,7 +523,8 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
     between items the boundary turn (Q and K_0 of the next item waited for before bar.sync,
     then S_0 of the next item and P_{T-1} V_{T-1} of the current one in the turn), only the
     block's first item having a standalone tile 0 and only its last a P V outside the turns;
-    wgmma groups commit in order, and wait_group N retires the oldest until N are left; after
+    wgmma groups commit in order, and wait_group N retires the oldest until N are left (a group
+    only once all four warps of its consumer have issued it: wgmma is warpgroup-collective); after
     the last item's store consumer 0 syncs once more on TURN 0. A wgmma's reads of its slot (and
     S's of Q) are taken to last from its issue to the wait_group that retires it (the latest the
     hardware may read). Named barrier model (PTX ISA, bar.sync / bar.arrive with a count): each
@@ -537,7 +538,14 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
     consumer is inside its turn while one of the other is; both named barriers end with no
     arrival pending; nothing deadlocks.
     tiles1: consumer 1's tile count of the first item where it differs from consumer 0's (a
-    negative control)."""
+    negative control).
+    storer (D = 128, 6g): no warp hands Q back at the item's last S; instead each warp of
+    consumer c, after the item's last P V has retired, writes its rows of O into its consumer's
+    rows of the item's Q buffer (asserting no S of that consumer still reads the buffer) and
+    arrives on staged[buffer][c] (count 4); a storer actor waits on staged[b][0] and
+    staged[b][1] at parity (it / qbufs) & 1, its TMA stores read the rows, then it arrives on Q's
+    empty barrier (count 1). The producer's Q load into a buffer whose O is unread fails the
+    "being read" assertions."""
     class Named:
         def __init__(nb, ident): nb.id, nb.gen, nb.syncs, nb.arrivals = ident, 0, [], []
         def count(nb): return len(nb.syncs) + len(nb.arrivals)
@@ -555,11 +563,16 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
     full = {x: [MBar(1) for _ in range(stages[x])] for x in "KV"}
     empty = {x: [MBar(empty_count) for _ in range(stages[x])] for x in "KV"}
     full["Q"] = [MBar(1) for _ in range(qbufs)]
-    empty["Q"] = [MBar(CONS*WARPS) for _ in range(qbufs)]
+    empty["Q"] = [MBar(1 if storer else CONS*WARPS) for _ in range(qbufs)]
+    staged = [[MBar(WARPS) for _ in range(CONS)] for _ in range(qbufs)]
+    def staged_bar(b, c, it):  # the barrier and parity of item it's rows of consumer c
+        if 'storer_one_barrier' in MUT: return staged[0][c], it & 1
+        return staged[b][c], (it//qbufs) & 1
     tag = {x: [None]*len(full[x]) for x in "KVQ"}
     readers = {x: [set() for _ in range(len(full[x]))] for x in "KVQ"}
     flying = []  # copies issued, not landed: (kind, slot, tile or item)
     named = {TURN + c: Named(TURN + c) for c in range(CONS)}
+    issued = {(c, w): 0 for c in range(CONS) for w in range(WARPS)}  # wgmma groups issued
     in_turn = set()
     def producer():
         ring = 0
@@ -602,19 +615,34 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
                 assert tag["Q"][x.b] == x.it, \
                     f"consumer {c} warp {w}: S read Q of item {tag['Q'][x.b]} for {x.it}"
                 readers["Q"][x.b].add(me)
-                groups.append([(kind, st), ("Q", x.b)])
+                groups.append((issued[me], [(kind, st), ("Q", x.b)]))
             else:
-                groups.append([(kind, st)])
+                groups.append((issued[me], [(kind, st)]))
+            issued[me] += 1
         def wait_group(n):
+            """wgmma is a warpgroup-collective instruction: a group runs, and retires, only once
+            all four warps of the consumer have issued it."""
             while len(groups) > n:
-                for kind, st in groups.pop(0): readers[kind][st].discard(me)
+                g, reads = groups[0]
+                yield lambda g=g: all(issued[(c, ww)] > g for ww in range(WARPS))
+                groups.pop(0)
+                for kind, st in reads: readers[kind][st].discard(me)
         def release(x, kind, j=None):
+            if kind == "Q" and storer: return  # the storer hands Q back
             st = x.b if kind == "Q" else (x.ring + j) % stages[kind]
             assert me not in readers[kind][st], f"consumer {c} warp {w} freed {kind} slot {st} while reading it"
             phase = empty[kind][st].phase
             empty[kind][st].arrive()  # lane 0 of the warp
             assert empty[kind][st].phase == phase or not readers[kind][st], \
                 f"{kind} slot {st} freed with reads in flight: {readers[kind][st]}"
+        def store(x):
+            """x's O (storer): this warp's rows into its consumer's rows of x's Q buffer."""
+            if not storer: return
+            assert not any(r == (c, ww) for r in readers["Q"][x.b] for ww in range(WARPS)), \
+                f"consumer {c} warp {w} staged O of item {x.it} over Q still read: {readers['Q'][x.b]}"
+            readers["Q"][x.b].add(("O", c, w))
+            bar, _ = staged_bar(x.b, c, x.it)
+            bar.arrive()
         def sync(ident):
             nb = named[ident]; gen = nb.gen
             nb.syncs.append(me); nb.flip()
@@ -634,9 +662,9 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
             yield wait_full(x, "K", 0); issue(x, "K", 0)
             arrive(other)
             if 'release_q_early' in MUT and x.tiles == 1: release(x, "Q")
-            wait_group(0); release(x, "K", 0)
+            yield from wait_group(0); release(x, "K", 0)
             if x.tiles == 1 and 'release_q_early' not in MUT: release(x, "Q")
-            wait_group(0)  # finish(1): nothing in flight, no V to hand back
+            yield from wait_group(0)  # finish(1): nothing in flight, no V to hand back
         def turns(x):
             """Tiles 1 .. T - 1: S_j and P_{j-1} V_{j-1} in one turn."""
             for j in range(1, x.tiles):
@@ -649,12 +677,12 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
                 if 'arrive_before_pv' not in MUT: arrive(other)
                 if 'release_k_early' in MUT: release(x, "K", j)
                 if 'release_q_early' in MUT and j == x.tiles - 1: release(x, "Q")
-                wait_group(1)
+                yield from wait_group(1)
                 if 'release_k_early' not in MUT: release(x, "K", j)
                 if 'release_q_early' not in MUT and j == x.tiles - 1: release(x, "Q")
                 yield lambda: True  # the exponentials of S_j, P V in flight
                 if 'release_v_early' in MUT: release(x, "V", j - 1)
-                wait_group(0)
+                yield from wait_group(0)
                 if 'release_v_early' not in MUT: release(x, "V", j - 1)
         def boundary(x, y):
             """y's tile 0 and x's last P V in one turn (S_0(y) first); Q(y) and K_0(y) waited
@@ -667,16 +695,18 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
             yield wait_full(x, "V", last)
             issue(x, "V", last, (y.ring + last) % stages["V"] if 'boundary_v_ring' in MUT else None)
             arrive(other)
-            wait_group(1)  # S_0(y) landed
+            yield from wait_group(1)  # S_0(y) landed
             release(y, "K", 0)
             if y.tiles == 1: release(y, "Q")
             yield lambda: True  # S_0(y)'s exponentials (fresh m, l), x's P V in flight
-            wait_group(0)
+            yield from wait_group(0)
             release(x, "V", last)  # then x's store; y takes over (O = 0, P_0 packed)
+            store(x)
         def tail(x):
             """The block's last item: its last P V outside the turns."""
             yield wait_full(x, "V", x.tiles - 1); issue(x, "V", x.tiles - 1)
-            wait_group(0); release(x, "V", x.tiles - 1)
+            yield from wait_group(0); release(x, "V", x.tiles - 1)
+            store(x)
             in_turn.discard(me)
         if c == 1 and 'no_first_turn' not in MUT: in_turn.discard(me); named[TURN + 0].arrivals.append(me); named[TURN + 0].flip()
         items, ring = [], 0
@@ -694,15 +724,27 @@ def ring6(k_tiles, stages, rng, tiles1=None, qbufs=2):
             nb = named[TURN + 0]; gen = nb.gen
             nb.syncs.append(me); nb.flip()
             yield lambda: nb.gen > gen
-    interleave(rng, [producer()] + [consumer(c, w) for c in range(CONS) for w in range(WARPS)],
-               flying, readers, tag, full)
+    def storer_actor():
+        for it in range(len(k_tiles)):
+            b = it % qbufs
+            for c in range(CONS):
+                bar, par = staged_bar(b, c, it)
+                yield lambda bar=bar, par=par: bar.passed(par)
+            if 'storer_release_early' in MUT: empty["Q"][b].arrive()
+            yield lambda: True  # the TMA stores read the staged rows
+            readers["Q"][b] -= {r for r in readers["Q"][b] if r[0] == "O"}
+            if 'storer_release_early' not in MUT: empty["Q"][b].arrive()
+    interleave(rng, [producer()] + [consumer(c, w) for c in range(CONS) for w in range(WARPS)]
+               + ([storer_actor()] if storer else []), flying, readers, tag, full)
     for nb in named.values():
         assert nb.count() == 0, f"TURN {nb.id} ends with {nb.count()} warp arrival(s) pending"
 
 def check_ring6(rng, runs=300):
     """Half the runs one item (a block of the non-persistent kernel), half a persistent block's
     2-4 items of 1-7 key tiles each; K and V rings of 2 and 2, 3 and 3 (D = 64) and 2 and 3
-    slots (D = 128), 1 and 2 Q buffers."""
+    slots (D = 128), 1 and 2 Q buffers; with 2, every other run with O stored by the storer
+    through the Q buffer (6g; one buffer would deadlock: Q of item it + 1 would wait for the
+    store of item it, made in the turn that waits for that Q)."""
     bad = 0
     for r in range(runs):
         ks, vs = [(2, 2), (3, 3), (2, 3)][r % 3]
@@ -710,7 +752,7 @@ def check_ring6(rng, runs=300):
         items = 1 if r % 4 < 2 else int(rng.integers(2, 5))
         k_tiles = [int(rng.integers(1, 8)) for _ in range(items)]
         tiles1 = k_tiles[0] + 1 if 'unequal_tiles' in MUT else None
-        try: ring6(k_tiles, stages, rng, tiles1, qbufs)
+        try: ring6(k_tiles, stages, rng, tiles1, qbufs, storer=qbufs == 2 and r % 2 == 1)
         except AssertionError as e:
             bad += 1
             if not MUT: print(f"FAIL ring (stage 6 turns and mbarriers): {e}")
@@ -772,7 +814,8 @@ NEGATIVE_RING = ["parity_flip", "producer_parity", "empty_count"]
 NEGATIVE_RING6 = ["no_first_turn", "turn_same_id", "arrive_before_pv", "no_drain",
                   "unequal_tiles", "release_k_early", "release_v_early", "v_slot_skew",
                   "parity_flip6", "empty_count6", "ring_reset", "release_q_early",
-                  "first_turn_per_item", "boundary_no_qwait", "boundary_v_ring"]
+                  "first_turn_per_item", "boundary_no_qwait", "boundary_v_ring",
+                  "storer_one_barrier", "storer_release_early"]
 NEG_CASES6 = ["300:128:1:6:f16", "513:64:1:6:bf16"]
 NEGATIVE6 = ["mask6_tile", "rescale6_early"]
 NEGATIVE5 = ["p5_swap", "v_kmajor", "v_lbo_sbo", "v_kstep", "q_consumer", "q_panel", "no_mask5",
@@ -821,7 +864,8 @@ def main(cases):
                 (check_ring5, "stage 5 mbarriers): 300 random interleavings of 1-6 key tiles",
                  NEGATIVE_RING),
                 (check_ring6, "stage 6 turns and mbarriers): 300 random interleavings of 8 "
-                 "consumer warps, 1-4 items of 1-7 key tiles, K and V rings of 2+2, 3+3 and 2+3 slots, 1 and 2 Q buffers", NEGATIVE_RING6)]:
+                 "consumer warps, 1-4 items of 1-7 key tiles, K and V rings of 2+2, 3+3 and 2+3 slots, 1 and 2 Q buffers, "
+                 "O stored through Q or not", NEGATIVE_RING6)]:
             rb = ring(rng)
             print(f"{'PASS' if rb == 0 else 'FAIL'} ring ({what}, {rb} failure(s)")
             bad += rb

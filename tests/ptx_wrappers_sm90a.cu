@@ -118,22 +118,42 @@ extern "C" __global__ void ptx_check_tma_multicast(const __grid_constant__ CUten
     cluster_sync(); /* no CTA exits while the copy may still write into another */
 }
 
+/* The stores' source: block b's 64 x 32 floats of `in`, doubled, written by all threads and
+ * fenced into the async proxy, then a barrier (one thread stores next). */
+static __device__ void fill_store_tile(float (&tile)[64 * 32], const float *__restrict__ in) {
+    for (int i = threadIdx.x; i < 64 * 32; i += blockDim.x)
+        tile[i] = 2.0f * in[blockIdx.x * 64 * 32 + i];
+    fence_proxy_async_shared();
+    __syncthreads();
+}
+
 /* A 2-D TMA store: the threads write the tile, fence it into the async proxy, and one thread
  * stores it, commits and waits until the tile has been read. */
 // sass: ptx_check_tma_store_2d MEMBAR.ALL.CTA FENCE.VIEW.ASYNC.S UTMASTG.2D UTMACMDFLUSH DEPBAR.LE
 extern "C" __global__ void ptx_check_tma_store_2d(const __grid_constant__ CUtensorMap map,
                                                   const float *__restrict__ in, int c0, int c1) {
     __shared__ alignas(128) float tile[64 * 32];
-    for (int i = threadIdx.x; i < 64 * 32; i += blockDim.x)
-        tile[i] = 2.0f * in[blockIdx.x * 64 * 32 + i];
-    fence_proxy_async_shared();
-    __syncthreads();
+    fill_store_tile(tile, in);
     if (threadIdx.x == 0) {
         tma_store_2d(&map, smem_addr(tile), c0, c1 + 32 * blockIdx.x);
         tma_store_commit();
         tma_store_wait<0>();
     }
     __syncthreads(); /* the tile may be reused only after the wait */
+}
+
+/* A 3-D TMA store (chapter 08's O: {D, n, pairs}), as the 2-D one: box (c0, c1, blockIdx.x). */
+// sass: ptx_check_tma_store_3d FENCE.VIEW.ASYNC.S UTMASTG.3D UTMACMDFLUSH DEPBAR.LE
+extern "C" __global__ void ptx_check_tma_store_3d(const __grid_constant__ CUtensorMap map,
+                                                  const float *__restrict__ in, int c0, int c1) {
+    __shared__ alignas(128) float tile[64 * 32];
+    fill_store_tile(tile, in);
+    if (threadIdx.x == 0) {
+        tma_store_3d(&map, smem_addr(tile), c0, c1, blockIdx.x);
+        tma_store_commit();
+        tma_store_wait<0>();
+    }
+    __syncthreads();
 }
 
 /* The same store by a predicate inside the asm: every thread runs the store, the commit and the
@@ -143,10 +163,7 @@ extern "C" __global__ void ptx_check_tma_store_2d_if(const __grid_constant__ CUt
                                                      const float *__restrict__ in, int c0,
                                                      int c1) {
     __shared__ alignas(128) float tile[64 * 32];
-    for (int i = threadIdx.x; i < 64 * 32; i += blockDim.x)
-        tile[i] = 2.0f * in[blockIdx.x * 64 * 32 + i];
-    fence_proxy_async_shared();
-    __syncthreads();
+    fill_store_tile(tile, in);
     tma_store_2d_if(&map, smem_addr(tile), c0, c1 + 32 * blockIdx.x, threadIdx.x == 0);
     tma_store_commit();
     tma_store_wait<0>();

@@ -30,7 +30,7 @@
  *  - SASS: BAR.SYNC and BAR.ARV beside the HGMMAs. Read every C75xx line ptxas prints (make
  *    V=1, with -Xptxas -v; docs/hopper.md, "ptxas messages"): the turns must not serialize them.
  *
- * Optional: the rest of stage 6, to read in kernels/06_fa3_sm90a.cu (README, 6b-6f) and add if
+ * Optional: the rest of stage 6, to read in kernels/06_fa3_sm90a.cu (README, 6b-6g) and add if
  * you go on; none of it is needed to pass.
  *  - 6b, each softmax under its own P V: in the turn of key tile j, S_j then P_{j-1} V_{j-1}, the
  *    softmax of S_j while that P V runs (fa2.cuh splits attn_softmax for it: attn_softmax_exp,
@@ -48,6 +48,10 @@
  *  - 6e-6f, persistence: one block per SM over work items (launch.cuh: launch_sms,
  *    launch_balanced_grid); the rings' slots and phases and the turns run on across items,
  *    never reset; Q needs an empty barrier too; then the next item's first tile in the last turn.
+ *  - 6g (D = 128): O staged in shared memory and stored by TMA from a warp of the producer
+ *    warpgroup, so no consumer spends its time between turns on global stores. Shared memory is
+ *    full at D = 128: which buffer is free once an item's S are done, and what must then wait
+ *    for the store's read before it is reused? (Count the Q buffers that makes deadlock-free.)
  *
  * Check it:  make check-08 ARGS="--kernel ex_f16_fa3"
  * (the stage in kernels/06_fa3_sm90a.cu is the reference; read it after you try). */

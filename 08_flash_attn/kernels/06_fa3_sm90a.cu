@@ -2,7 +2,32 @@
  * tensor cores (ping-pong), and each one's softmax of tile j runs under its own P V product of
  * tile j - 1 (intra-warpgroup pipelining); and the kernel is persistent.
  *
- * Cross-item pipelining (the latest change). Measured before it (H100,
+ * O stored by TMA (the latest change, D = 128). Measured before it (H100, six runs): 8 x 16 x
+ * 2048, D = 128, fp16 non-causal at 0.998-1.009x cuDNN. Each consumer stored its 64 rows of O
+ * from registers in the boundary turn: 2 x D / 8 four-byte stores a thread (a warp's store
+ * covers 16 bytes of each of 8 rows: half of each 32-byte sector it touches), the division by l
+ * and the conversion, all on the path to its next turn. Now
+ * (FlashAttention-3's epilogue) it divides by l in place, writes O with stmatrix into its own
+ * 64 rows of the item's Q buffer (chapter 06's stage_box: D / 64 boxes of 64 x 64 in the
+ * 128-byte swizzle, the layout Q has there), fences, and arrives on staged[buffer][c]; warp 1 of
+ * the producer warpgroup (the storer, otherwise idle) waits for both consumers' rows, stores them
+ * with D / 64 TMA stores each through a 3D map of O (boxes of 64 rows, clipped at n), waits until
+ * they are read, and only then arrives on Q's empty barrier (count 1): the producer loads Q of
+ * item it + 2 into that buffer only after item it's O has left it. Why the Q buffer: at D = 128
+ * the 225 KiB leave no other 16 KiB, and a consumer's rows of Q are read by its own S alone,
+ * all of which have landed when it stores (the boundary turn's barrier, or the last P V's
+ * completion, which needs all four warps to have issued it after their last S landed). The
+ * consumers never wait for the storer; the storer waits only on the consumers; the producer's
+ * wait for Q of item it + 2 needs the store of item it, made in the boundary turn between items
+ * it and it + 1, whose Q and K_0 the producer issued before that wait: no cycle (two Q buffers
+ * are needed for that: with one, Q of item it + 1 would wait for the store made in the turn that
+ * waits for it; fragment_check.py's ring6 plays the storer). Measured (A/B twice, the switch
+ * below, fp16): at 8 x 16 x 2048, D = 128, +2.7% and +3.1% (H100; H200 +2.4%, +2.3%), causal
+ * +2.4% and +2.0% (H200 +1.9%, +2.0%); 1 x 16 x 16384 causal -0.4% to -0.7%. At D = 64 the same
+ * change measured -3.8% and -2.6% causal (8 x 16 x 2048, H200) and nothing non-causal, so D = 64
+ * keeps the store from registers (O_BY_TMA_AT).
+ *
+ * Cross-item pipelining. Measured before it (H100,
  * 08_flash_attn/measured/h100_stage6p_vs_sdpa.md): 0.984-0.995x cuDNN at 8 x 16 x 2048,
  * D = 128, non-causal (641 against 651 TFLOPS), >= 1.01x at N >= 4096. Measured with it (H100,
  * two alternating runs, measured/h100_stage6p_ab.md): +1.1% at D = 128 at every N (8 x 16 x 2048:
@@ -60,9 +85,10 @@
  *    the tiles carried before: slot (ring + j) % S, parity ((ring + j) / S) & 1, S its slots), as
  *    if the items were one long sequence of key tiles; nothing is reset. Q has two buffers
  *    (225 KiB in all at D = 128, 129 KiB at D = 64), item it in buffer it % 2, each with a full
- *    barrier (the producer's arrive.expect_tx, the TMA's bytes) and an empty one (one arrival
- *    per consumer warp, 8, once the item's last S has landed: Q is read by S alone), both at
- *    parity (it / 2) & 1, the producer's wait on empty flipped (it passes at once in round 0).
+ *    barrier (the producer's arrive.expect_tx, the TMA's bytes) and an empty one (at D = 64 one
+ *    arrival per consumer warp, 8, once the item's last S has landed: Q is read by S alone; at
+ *    D = 128 the storer's one, once O staged there has been read), both at parity (it / 2) & 1,
+ *    the producer's wait on empty flipped (it passes at once in round 0).
  *    With two buffers the producer loads Q of item it + 1 as soon as it has issued item it's
  *    last K/V, without waiting for item it's last S.
  *  - The turns run on across items too: consumer 1's first arrival on TURN(0) and consumer 0's
@@ -139,23 +165,25 @@
  * for the block's first item:
  *   wait Q full
  *   tile 0:  sync TURN(c); wait K_0; issue S_0; arrive TURN(1 - c);
- *            wait_group 0; release K_0; [release Q: T = 1]; mask (if needed); exponentials of S_0;
+ *            wait_group 0; release K_0; [release Q*: T = 1]; mask (if needed); exponentials of S_0;
  *            pack P_0 (O is 0: its rescale is a no-op)
  * for every item:
  *   tile j = 1 .. T - 1:
  *            wait K_j; sync TURN(c); issue S_j; wait V_{j-1}; issue O += P_{j-1} V_{j-1};
  *            arrive TURN(1 - c); wait_group 1 (S_j done); release K_j;
- *            [j = T - 1: release Q (the item's last S has landed), mask];
+ *            [j = T - 1: release Q* (the item's last S has landed), mask];
  *            exponentials of S_j, alpha; wait_group 0 (P V done); release V_{j-1};
  *            O *= alpha; pack P_j
  *   a next item (T' tiles, ring' = ring + T, Q' in buffer (it + 1) % 2), its tile 0:
  *            wait Q' full; wait K'_0; sync TURN(c); issue S'_0 (Q', K'_0); wait V_{T-1};
  *            issue O += P_{T-1} V_{T-1}; arrive TURN(1 - c); wait_group 1 (S'_0 done);
- *            release K'_0; [release Q': T' = 1]; mask S'_0 (if needed); exponentials of S'_0
- *            with fresh m', l'; wait_group 0 (P V done); release V_{T-1}; store (m, l);
+ *            release K'_0; [release Q'*: T' = 1]; mask S'_0 (if needed); exponentials of S'_0
+ *            with fresh m', l'; wait_group 0 (P V done); release V_{T-1}; store** (m, l);
  *            m, l = m', l'; O = 0; pack P'_0
  *   no next item (the block's last):
- *            wait V_{T-1}; issue O += P_{T-1} V_{T-1}; wait_group 0; release V_{T-1}; store
+ *            wait V_{T-1}; issue O += P_{T-1} V_{T-1}; wait_group 0; release V_{T-1}; store**
+ *   (* D = 64 only. ** D = 128: stage O in its rows of Q's buffer, fence, arrive on
+ *   staged[buffer][c]; the storer stores both consumers' rows, waits for their reads, releases Q.)
  *   c = 0 only, once a block, last: sync TURN(0)  (takes consumer 1's last arrival: each
  *                                                  barrier ends with every phase complete)
  * Both consumers walk the same T tiles of each item (T depends on the item, not on the
@@ -205,13 +233,16 @@
  *   ATTN_AB_NO_PERSIST  6e: one work item a block (causal too: longest first), grid = items;
  *                           with it 6f never happens (no next item)
  *   ATTN_AB_NO_BOUNDARY 6f: no boundary turn: an item's last P V outside the turns and its store,
- *                           then the next item's tile 0 alone in a turn, as the block's first */
+ *                           then the next item's tile 0 alone in a turn, as the block's first
+ *   ATTN_AB_NO_TMA_STORE 6g: O stored from registers at D = 128 too (attn_store), Q handed back
+ *                           by each warp at the item's last S */
 #include <stdlib.h>
 
 #include "stage.h"
 #include "attn.h"
 #include "attn_hopper.cuh"
 #include "fa2.cuh"
+#include "gemm06_sm90a.cuh" /* stage_box: a wgmma fragment into a 64 x 64 TMA box */
 #include "launch.cuh"
 #include "reduce.cuh"
 #include "tensor_map.h"
@@ -236,6 +267,11 @@ static __device__ __forceinline__ void ab_no_turn(unsigned, unsigned) {
 #define PV_IN_FLIGHT 0
 #else
 #define PV_IN_FLIGHT 1 /* wgmma groups left in flight when S_j is waited for: its P V */
+#endif
+#if defined(ATTN_AB_NO_TMA_STORE) /* takes out 6g: O stored from registers, Q freed at its last S */
+#define O_BY_TMA_AT(D) false
+#else
+#define O_BY_TMA_AT(D) ((D) == 128) /* O staged in the item's Q buffer, stored by TMA (6g) */
 #endif
 #if defined(ATTN_AB_RING2) /* takes out 6d: stage 5's rings (ATTN_FA3_SMEM follows) */
 #undef ATTN_FA3_K_STAGES
@@ -304,23 +340,27 @@ static __device__ __forceinline__ int key_tiles(int q0, int n, int causal) {
     return (kv_end + BK - 1) / BK;
 }
 
-/* Q's barriers, one pair per Q buffer: full (the TMA landed), empty (each consumer warp has
- * seen the item's last S land). bars.q_full of attn_ring_bars is left unused. */
+/* Q's barriers, per Q buffer: full (the TMA landed), empty (the item's O, staged there, has
+ * been read by its TMA stores; 6g out: each consumer warp has seen the item's last S land), and
+ * staged (per consumer: its 128 threads have written their rows of O there).
+ * bars.q_full of attn_ring_bars is left unused. */
 struct fa3_q_bars {
-    unsigned long long full[QBUFS], empty[QBUFS];
+    unsigned long long full[QBUFS], empty[QBUFS], staged[QBUFS][CONSUMERS];
 };
 
 template <typename T, int D>
 static __global__ void __launch_bounds__(THREADS, 1)
     fa3_attn_kernel(const __grid_constant__ CUtensorMap map_q,
                     const __grid_constant__ CUtensorMap map_k,
-                    const __grid_constant__ CUtensorMap map_v, T *__restrict__ o,
+                    const __grid_constant__ CUtensorMap map_v,
+                    const __grid_constant__ CUtensorMap map_o, T *__restrict__ o,
                     float *__restrict__ lse, int n, int q_tiles, int units, float scale,
                     int causal) {
     constexpr int KS = ATTN_FA3_K_STAGES(D), VS = ATTN_FA3_V_STAGES(D);
     constexpr int PANELS = D / ATTN_PANEL_COLS;
     constexpr unsigned Q_PANEL = BQ * 128, KV_PANEL = BK * 128;
     constexpr unsigned Q_BYTES = PANELS * Q_PANEL, KV_BYTES = PANELS * KV_PANEL;
+    constexpr bool O_BY_TMA = O_BY_TMA_AT(D);
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) attn_ring_bars<KS, VS> bars;
     __shared__ __align__(8) fa3_q_bars qbars;
@@ -332,8 +372,10 @@ static __global__ void __launch_bounds__(THREADS, 1)
         attn_ring_init(bars, &map_q, &map_k, &map_v, CONSUMERS * 4);
         for (int b = 0; b < QBUFS; b++) {
             mbarrier_init(smem_addr(&qbars.full[b]), 1);
-            mbarrier_init(smem_addr(&qbars.empty[b]), CONSUMERS * 4);
+            mbarrier_init(smem_addr(&qbars.empty[b]), O_BY_TMA ? 1 : CONSUMERS * 4);
+            for (int c = 0; c < CONSUMERS; c++) mbarrier_init(smem_addr(&qbars.staged[b][c]), 128);
         }
+        if (O_BY_TMA) tma_prefetch_map(&map_o);
         fence_proxy_async_shared();
     }
     __syncthreads();
@@ -353,6 +395,31 @@ static __global__ void __launch_bounds__(THREADS, 1)
                 attn_load_q<D>(&map_q, q_s + b * Q_BYTES, smem_addr(&qbars.full[b]), q0, pair);
                 attn_load_kv<KS, D, VS>(bars, &map_k, &map_v, k_s, v_s, pair, k_tiles, ring);
                 ring += k_tiles;
+                it++;
+            });
+        }
+        /* The storer: item after item, each consumer's staged rows of O (64 x D, in D / 64
+         * boxes of 64 x 64, swizzled as Q is) stored by TMA from the item's Q buffer; once both
+         * have been read, the buffer is free for the producer's next item but one. */
+        if (O_BY_TMA && threadIdx.x == 32) {
+            int it = 0;
+            for_each_item(units, q_tiles, causal, [&](int pair, int tile) {
+                const int b = it % QBUFS;
+#pragma unroll
+                for (int c = 0; c < CONSUMERS; c++) {
+                    mbarrier_wait_parity(smem_addr(&qbars.staged[b][c]), (it / QBUFS) & 1);
+                    const int row0 = tile * BQ + 64 * c;
+                    /* a box across n is clipped by the map; one wholly past it (consumer 1's
+                     * rows when n % 128 is 1..64) is not stored */
+                    if (row0 < n)
+#pragma unroll
+                        for (int p = 0; p < PANELS; p++)
+                            tma_store_3d(&map_o, q_s + b * Q_BYTES + p * Q_PANEL + 64 * c * 128,
+                                         ATTN_PANEL_COLS * p, row0, pair);
+                    tma_store_commit();
+                }
+                tma_store_wait<0>();
+                mbarrier_arrive(smem_addr(&qbars.empty[b]));
                 it++;
             });
         }
@@ -440,9 +507,24 @@ static __global__ void __launch_bounds__(THREADS, 1)
         if (BK > n || (causal && BK - 1 > first_of(x)))
             attn_mask<BK / 8>(as_n8_tiles(s), 0, query_of(x), n, causal, lane);
     };
+    /* O and LSE of item x. O_BY_TMA: O / l (in place: acc starts again after it) staged in
+     * this consumer's rows of x's Q buffer, which only its own S read and which the producer
+     * refills only once the storer has read them, then handed to the storer. */
     auto store = [&](const item_t &x) {
-        attn_store<T, D>(as_n8_tiles(acc), m, l, o + (long)pair_of(x) * n * D,
-                         lse + (long)pair_of(x) * n, query_of(x), n, scale, lane);
+        if constexpr (O_BY_TMA) {
+            float inv[2];
+            attn_lse(m, l, inv, lse + (long)pair_of(x) * n, query_of(x), n, scale, lane);
+#pragma unroll
+            for (int i = 0; i < D / 2; i++) acc[i] *= inv[(i / 2) % 2];
+            const unsigned rows = q_s + (x.it % QBUFS) * Q_BYTES + 64 * c * 128;
+#pragma unroll
+            for (int p = 0; p < PANELS; p++) stage_box<D, T>(acc, rows + p * Q_PANEL, p);
+            fence_proxy_async_shared();
+            mbarrier_arrive(smem_addr(&qbars.staged[x.it % QBUFS][c]));
+        } else {
+            attn_store<T, D>(as_n8_tiles(acc), m, l, o + (long)pair_of(x) * n * D,
+                             lse + (long)pair_of(x) * n, query_of(x), n, scale, lane);
+        }
     };
     /* Tile j - 1 finished once P_{j-2} V_{j-2} has landed (nothing in flight at j = 1): O
      * brought to tile j - 1's maximum, P_{j-1} packed from s for the next P V. */
@@ -473,11 +555,12 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_fence_operands(s);
         release(bars.k_empty, KS, x, j);
         if constexpr (decltype(masked)::value) {
-            /* the last tile: Q is free for the producer's next item but one */
+            /* the last tile: Q is free for the producer's next item but one (but with O
+             * staged there, 6g: then the storer frees it) */
 #if defined(ATTN_AB_ONE_BODY) || defined(ATTN_AB_MASK_ALL) /* (6c out: every tile comes here) */
-            mbarrier_arrive_if(q_empty(x), signals && j == x.k_tiles - 1);
+            mbarrier_arrive_if(q_empty(x), !O_BY_TMA && signals && j == x.k_tiles - 1);
 #else
-            mbarrier_arrive_if(q_empty(x), signals);
+            mbarrier_arrive_if(q_empty(x), !O_BY_TMA && signals);
 #endif
 #if defined(ATTN_AB_ONE_BODY) /* (6c out: a branch with P V in flight) */
             if (j == x.k_tiles - 1)
@@ -518,7 +601,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_wait_group<PV_IN_FLIGHT>(); /* S_0(y) has landed; x's P V may still run */
         wgmma_fence_operands(s);
         release(bars.k_empty, KS, y, 0);
-        mbarrier_arrive_if(q_empty(y), signals && y.k_tiles == 1); /* y's last S */
+        mbarrier_arrive_if(q_empty(y), !O_BY_TMA && signals && y.k_tiles == 1); /* y's last S */
         mask0(y);
         float my[2] = {-INFINITY, -INFINITY}, ly[2] = {0.0f, 0.0f};
         attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), my, ly, alpha, cexp);
@@ -548,7 +631,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
         wgmma_wait_group<0>();
         wgmma_fence_operands(s);
         release(bars.k_empty, KS, x, 0);
-        mbarrier_arrive_if(q_empty(x), signals && x.k_tiles == 1); /* the item's last S */
+        mbarrier_arrive_if(q_empty(x), !O_BY_TMA && signals && x.k_tiles == 1); /* its last S */
         mask0(x);
         attn_softmax_exp<BK / 8, true>(as_n8_tiles(s), m, l, alpha, cexp);
         finish(x, 1); /* P_0 packed (nothing in flight, O = 0) */
@@ -630,8 +713,8 @@ template <typename T, int D> static int launch(const attn_args *a, cudaStream_t 
     if (!w) return launch_unsupported("%s", err);
     const launch_cfg cfg = {dim3((unsigned)fa3_grid(units)), dim3(THREADS), ATTN_FA3_SMEM(D), 1,
                             stream};
-    return launch_kernel(fa3_attn_kernel<T, D>, cfg, w->mq, w->mk, w->mv, (T *)a->o, a->lse,
-                         a->n, q_tiles, (int)units, a->scale, a->causal);
+    return launch_kernel(fa3_attn_kernel<T, D>, cfg, w->mq, w->mk, w->mv, w->mo, (T *)a->o,
+                         a->lse, a->n, q_tiles, (int)units, a->scale, a->causal);
 }
 
 extern "C" int STAGE(attn_fa3)(const attn_args *a, cudaStream_t stream) {

@@ -16,7 +16,8 @@
  *   tma_load_2d_multicast   the same with .multicast::cluster     sm_90(a) UTMALDG.2D.MULTICAST
  *   tma_store_2d            cp.async.bulk.tensor.2d.global.shared::cta.bulk_group  sm_90 UTMASTG.2D
  *   tma_store_2d_if         the same under a predicate inside the asm                  UTMASTG.2D
- *       these three: 9.7.9.25.5.2 "Data Movement and Conversion Instructions: cp.async.bulk.tensor"
+ *   tma_store_3d            cp.async.bulk.tensor.3d.global.shared::cta.bulk_group  sm_90 UTMASTG.3D
+ *       these four: 9.7.9.25.5.2 "Data Movement and Conversion Instructions: cp.async.bulk.tensor"
  *   tma_store_commit        cp.async.bulk.commit_group: 9.7.9.25.6.1   sm_90   UTMACMDFLUSH
  *   tma_store_wait<N>       cp.async.bulk.wait_group.read: 9.7.9.25.6.2  sm_90   DEPBAR.LE SB0, N
  *   tma_prefetch_map        prefetch.tensormap: 9.7.9.15 "Data Movement and Conversion
@@ -87,6 +88,14 @@ __device__ __forceinline__ void tma_store_2d_if(const CUtensorMap *map, unsigned
                  "setp.ne.u32 p, %4, 0;\n\t"
                  "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1]; }"
                  ::"l"(map), "r"(src), "r"(c0), "r"(c1), "r"((unsigned)pred)
+                 : "memory");
+}
+
+/* Store the box at (c0, c1, c2) of a 3D map (chapter 08's O: {D, n, pairs}), as tma_store_2d. */
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap *map, unsigned src, int c0, int c1,
+                                             int c2) {
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
+                 ::"l"(map), "r"(src), "r"(c0), "r"(c1), "r"(c2)
                  : "memory");
 }
 
