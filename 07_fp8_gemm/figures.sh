@@ -85,7 +85,8 @@ STAGED_CNT=$(grep -o 'mbarrier_init(smem_addr(&staged\[c\]), [0-9][0-9]*)' "$FIN
 FULL_CNT=$(grep -o 'mbarrier_init(smem_addr(&full\[s\]), [0-9][0-9]*)' "$FINAL" | sed 's/.*), //; s/)$//')
 UNSTAGED_CNT=$(grep -o 'mbarrier_init(smem_addr(&unstaged\[c\]), [0-9][0-9]*)' "$FINAL" | sed 's/.*), //; s/)$//')
 STORER=$(grep -o 'handoff && threadIdx.x == [0-9][0-9]*' "$FINAL" | awk '{ print $NF }')
-LOADER=$(grep -o 'if (threadIdx.x == [0-9][0-9]*) {' "$FINAL" | sed -n 2p | awk '{ print $4 }' | tr -d ')')
+# (the 128-row tiles' producer: thread 0; the narrow tiles' is an elected lane of warp 0)
+LOADER=$(grep -o 'elect_one_sync() : threadIdx.x == [0-9][0-9]*) {' "$FINAL" | awk '{ print $5 }' | tr -d ')')
 KSTEP=$(grep -o 'k < BK / [0-9][0-9]*' "$FINAL" | head -n 1 | awk '{ print $NF }' || true)
 need "empty's count" "$EMPTY_CNT"; need "staged's count" "$STAGED_CNT"
 need "full's count" "$FULL_CNT"; need "unstaged's count" "$UNSTAGED_CNT"

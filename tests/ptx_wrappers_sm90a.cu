@@ -9,6 +9,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include "ptx/elect.cuh"
 #include "ptx/cluster.cuh"
 #include "ptx/ex2.cuh"
 #include "ptx/fence.cuh"
@@ -125,6 +126,12 @@ static __device__ void fill_store_tile(float (&tile)[64 * 32], const float *__re
         tile[i] = 2.0f * in[blockIdx.x * 64 * 32 + i];
     fence_proxy_async_shared();
     __syncthreads();
+}
+
+/* elect.sync: exactly one lane of each warp is elected; every lane writes whether it was. */
+// sass: ptx_check_elect ELECT
+extern "C" __global__ void ptx_check_elect(int *out) {
+    out[blockIdx.x * blockDim.x + threadIdx.x] = elect_one_sync() ? 1 : 0;
 }
 
 /* A 2-D TMA store: the threads write the tile, fence it into the async proxy, and one thread

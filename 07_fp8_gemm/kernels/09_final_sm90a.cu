@@ -53,7 +53,10 @@
  *    checks that the try_wait stays among the promotion's instructions.
  *  - Narrow tiles at small M: 64 x 64, 64 x 32 and 64 x 16, blocks alone, one consumer, 12
  *    slots, stored from registers, where C has one or two tile rows and few 128-wide tiles
- *    (narrow_tile below): every SM streams its own columns of B instead of a K split.
+ *    (narrow_tile below): every SM streams its own columns of B instead of a K split. Their K
+ *    tiles are short enough for the producer's issue to set the pace, so their producer is an
+ *    elected lane (elect_one_sync), not thread 0: 64 x 16 at 64 x 2112 x 7168 block-scaled 122
+ *    -> 145 TFLOPS (H100, 2026-11-27, A/B twice; NOTES.md, "The narrow tiles' producer").
  *  - 128 x 144 too (cuBLASLt's per-tensor tile): three sets of 72 registers, so the consumers
  *    take 240 and the producer 24; its first 128 columns leave in two 64-column TMA boxes, the
  *    last 16 in a third, narrow one (stage_tail). 4096 tiles of 128 x 128 at 8192^3 need 32
@@ -84,6 +87,7 @@
 #include "gemm07_sm90a.cuh"
 #include "launch.cuh"
 #include "ptx/cluster.cuh"
+#include "ptx/elect.cuh"
 #include "ptx/fence.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/named_barrier.cuh"
@@ -292,7 +296,20 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
                 for (int c = 0; c < CONS; c++) mbarrier_arrive(smem_addr(&unstaged[c]));
             }
         }
-        if (threadIdx.x == 0) {
+        /* The narrow tiles' producer is an elected lane of warp 0, where the other tiles' is
+         * thread 0. Under `threadIdx.x == 0` ptxas cannot tell the copies' operands are
+         * uniform: each TMA copy then sits in its own loop over the active lanes (ELECT, four
+         * R2UR, UTMALDG, BRA.U.ANY), 61 instructions a K tile; under elect.sync, 44 and the
+         * three copies back to back. A narrow tile's K tile is short enough (10-16 KiB) for that
+         * loop to set the pace: measured (H100, A/B twice, 64 x 16 forced) +13% to +38%
+         * block-scaled, +7% to +44% per tensor; the 128-row tiles lost 0.5-1.7% with it, so
+         * they keep thread 0 (NOTES.md, "The narrow tiles' producer"). */
+#if defined(GEMM07_AB_PRODUCER_THREAD0) /* (out: the narrow tiles' producer is thread 0 too) */
+        constexpr bool ELECTED = false;
+#else
+        constexpr bool ELECTED = S::narrow;
+#endif
+        if (ELECTED ? threadIdx.x / 32 == 0 && elect_one_sync() : threadIdx.x == 0) {
             int it = 0;
             for (int u = cluster_id; u < n_units; u += clusters) {
                 int pm, tn;
@@ -904,20 +921,23 @@ static bool wider_144(bool block, int M, int N) {
  * for C of one or two 64-row tile rows (M <= 128) whose 64 x 128 tiles would fill at most half
  * the SMs: the widest narrow tile of which there are at least 0.8 x the SMs, so every SM streams
  * its own slice of B through the whole K loop (DeepGEMM's choice at these shapes), instead of few
- * wide tiles cut along K (split_ways) whose pieces meet again through L2. Block-scaled, only a
- * tile at least 32 columns wide a tile row (64 x 32 at M <= 64, 64 x 64 at M <= 128): each K
- * tile costs its B scale and two FMULs whatever the width, and the narrower tiles lost to the
- * split there. Measured (H100, A/B twice, NOTES.md "The narrow tiles"): block-scaled 64 x 4096
- * x 7168 1.00x -> 1.18x cuBLASLt (64 x 32), 128 x 4096 x 7168 1.05x -> 1.16x (64 x 64), 64 x
+ * wide tiles cut along K (split_ways) whose pieces meet again through L2. Block-scaled too since
+ * their producer is an elected lane (the kernel): before, with thread 0 as the producer, a tile
+ * narrower than 32 columns a tile row lost to the split (64 x 16 at 64 x 2112 x 7168: 122
+ * against 128 TFLOPS; with the elected lane 145). Measured (H100, A/B twice, NOTES.md "The
+ * narrow tiles"): block-scaled 64 x 4096 x 7168 1.00x -> 1.18x cuBLASLt (64 x 32), 128 x 4096 x 7168 1.05x -> 1.16x (64 x 64), 64 x
  * 7168 x 16384 1.11x -> 1.15x, 64 x 7168 x 2048 1.09x -> 1.07x; per tensor 64 x 2112 x 7168
  * 0.87x -> 0.96x (64 x 16), 64 x 4096 x 7168 0.80x -> 1.02x, 128 x 2112 x 7168 0.84x -> 0.90x,
  * 128 x 4096 x 7168 0.82x -> 0.98x. Returns 0 where they do not apply. */
 static int narrow_tile(bool block, int M, int N) {
+    (void)block; /* (used by the A/B switch below) */
     const long row_tiles = blocks_for(M, 64), sms = launch_sms();
     if (M > 128 || row_tiles * blocks_for(N, BN) * 2 > sms) return 0;
     static const int widths[3] = {64, 32, 16}, tiles[3] = {TILE_N64, TILE_N32, TILE_N16};
     for (int i = 0; i < 3; i++) {
+#if defined(GEMM07_AB_NARROW_BLOCK_32) /* (out: block-scaled, no tile narrower than 32 a row) */
         if (block && widths[i] < 32 * row_tiles) return 0;
+#endif
         if (row_tiles * blocks_for(N, widths[i]) * 10 >= sms * 8) return tiles[i];
     }
     return 0;
