@@ -302,7 +302,7 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
          * R2UR, UTMALDG, BRA.U.ANY), 61 instructions a K tile; under elect.sync, 44 and the
          * three copies back to back. A narrow tile's K tile is short enough (10-16 KiB) for that
          * loop to set the pace: measured (H100, A/B twice, 64 x 16 forced) +13% to +38%
-         * block-scaled, +7% to +44% per tensor; the 128-row tiles lost 0.5-1.7% with it, so
+         * block-scaled, +7% to +44% per tensor; the 128-row tiles lost up to 1.7% with it, so
          * they keep thread 0 (NOTES.md, "The narrow tiles' producer"). */
 #if defined(GEMM07_AB_PRODUCER_THREAD0) /* (out: the narrow tiles' producer is thread 0 too) */
         constexpr bool ELECTED = false;
