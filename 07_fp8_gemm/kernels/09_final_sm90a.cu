@@ -72,6 +72,10 @@
  *    128 or 64 columns (two K loops); three 64-column boxes. 4096 x 2112 x 7168 in 3 rounds
  *    where 128 x 144 needs 4: 1.050x -> 1.173x cuBLASLt block-scaled (H100, 2026-11-27, forced,
  *    A/B twice; NOTES.md, "The 128 x 192 tile").
+ *  - Between two units, where a tile is 4 K tiles: the next unit's tile found once and carried
+ *    (gemm06_tile_at's divisions ran two or three times between two units, the tensor core
+ *    waiting), and groups of 16 pair rows at K <= 512 (launch_final07). 4096 x 32768 x 512
+ *    block-scaled 886 -> 931 -> 962 TFLOPS (H100, 2026-11-27; NOTES.md, "Between two units").
  *
  * Shapes: any M and N (block scaling: M % 4 == 0, the TMA map of A's scales); K % 16 == 0. */
 #include <stdint.h>
@@ -423,15 +427,29 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
         /* B's 128-column block of a tile at column n0; SHARE_A: a partner block past N (its
          * loads zero-filled, its stores clipped) reads the last block's scales, not past them */
         auto b_column = [&](int n0) { return min(n0 / BN, (N - 1) / BN); };
+        /* The next unit's tile, found once and carried: where each unit found its own and the
+         * next one's again (once more for TWO_B's second block), the divisions of
+         * gemm06_tile_at, 145 instructions a unit at 128 x 192, ran between two units, while
+         * the tensor core waited (NOTES.md, "Between two units"). */
+        int next_pm = 0, next_tn = 0;
+#if defined(GEMM07_AB_TILE_AT_EACH) /* (out: each unit finds its tile, and the next one's) */
+        constexpr bool CARRY = false;
+#else
+        constexpr bool CARRY = true;
+#endif
+        auto find_next = [&](int v) {
+            if (v < n_units) gemm06_tile_at(pairs, v / ways, next_pm, next_tn);
+        };
         auto first_b_scale = [&](int v, int past = 0) { /* past = BN: TWO_B's second block */
             float b = 1.0f;
             if (BLOCK && v < n_units) {
-                int vm, vn;
-                gemm06_tile_at(pairs, v / ways, vm, vn);
+                int vm = next_pm, vn = next_tn;
+                if (!CARRY) gemm06_tile_at(pairs, v / ways, vm, vn);
                 b = __ldg(scale_b + (long)b_column(col_of(vn, rank) + past) * k_tiles4 + split_end(k_tiles, ways, v % ways - 1));
             }
             return b;
         };
+        find_next(cluster_id);
         float b_first = first_b_scale(cluster_id);
         float b_first_hi = TWO_B ? first_b_scale(cluster_id, BN) : 1.0f;
         /* Carried from unit to unit: the fp32 sums (store_unit's) and B's scales, the one the
@@ -590,12 +608,13 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
         };
         auto begin_unit = [&](int u) {
             unit_at a;
-            int pm, tn;
-            gemm06_tile_at(pairs, u / ways, pm, tn);
+            int pm = next_pm, tn = next_tn;
+            if (!CARRY) gemm06_tile_at(pairs, u / ways, pm, tn);
             a.m0 = row_of(pm, rank), a.n0 = col_of(tn, rank);
             a.t0 = split_end(k_tiles, ways, u % ways - 1);
             a.kt = split_end(k_tiles, ways, u % ways) - a.t0;
             b_ahead = b_first;
+            if (CARRY) find_next(u + clusters);
             b_first = first_b_scale(u + clusters);
             b_next = scale_b + (long)b_column(a.n0) * k_tiles4 + a.t0 + 1;
             if constexpr (TWO_B) {
@@ -845,10 +864,17 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
             !(map_dt = gemm06_store_map_for(D, M, N, err, sizeof err, S::tail_cols)))
             return launch_unsupported("%s", err);
     }
-    /* grouped order, 8 pair rows a group (chapter 06's height); GEMM07_GROUP_ROWS=n overrides
-     * it (NOTES.md's L2 experiment: the height changes how many L2 lookups merge) */
-    gemm06_tiles pairs = {(int)rows, (int)cols, GEMM06_ORDER_GROUPED,
-                          gemm06_group_rows_from_env("GEMM07_GROUP_ROWS", 8)};
+    /* Grouped order, 8 pair rows a group (chapter 06's height; NOTES.md's L2 experiment: the
+     * height changes how many L2 lookups merge), but 16 at 4 K tiles or fewer: there a tile's
+     * product is short beside its store, C's writes keep DRAM busy, and a group of 8 pair rows
+     * (2048 rows) reads each of B's column panels from DRAM once a group, while C's writes in
+     * between evict it (4096 x 32768 x 512: 35.8 MB read against DeepGEMM's 20.6, its groups
+     * covering all of M). Measured (H100, one A/B round in each of two calls): 4096 x 32768 x
+     * 512 +4% in both schemes; at K >= 1536 the taller group lost up to 1.6%.
+     * GEMM07_GROUP_ROWS=n forces n. */
+    const int forced_rows = gemm06_group_rows_from_env("GEMM07_GROUP_ROWS", 0);
+    const int group_rows = forced_rows ? forced_rows : (K + BK - 1) / BK <= 4 ? 16 : 8;
+    gemm06_tiles pairs = {(int)rows, (int)cols, GEMM06_ORDER_GROUPED, group_rows};
     if (resident > 0)
         cfg.grid =
             dim3((unsigned)(CL * launch_balanced_grid(rows * cols * split.ways, resident)));
