@@ -31,8 +31,9 @@
  * single tile row: cluster_for), the 128 x 144 tile (cuBLASLt's, wider_144; block-scaled,
  * two B scales a K tile, TWO_B), the narrow tiles for small M (64 x 64/32/16: narrow_tile), the
  * 256 x 128 tile (two 64-row bands per consumer, one accumulator, its cluster's blocks side by
- * side sharing A, waits with a suspend-time hint), and NOTES.md's sections on the final kernel,
- * each with what it measured.
+ * side sharing A, waits with a suspend-time hint), what lies between two units (the next
+ * unit's tile found once and carried; groups of 16 pair rows at K <= 512), and NOTES.md's
+ * sections on the final kernel, each with what it measured.
  *
  * Check it:  make check-07 ARGS="--kernel ex_final_tensor --kernel ex_final_block" */
 #include "stage.h"
