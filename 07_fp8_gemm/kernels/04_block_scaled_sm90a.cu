@@ -22,7 +22,7 @@
  *    issued before the wait for the tile so that its latency hides behind the wait.
  *
  * What it costs over stage 3: a 512-byte copy per slot and, per K tile and thread, two shared
- * loads, one global load and 64 FMULs more (the FADDs become FFMAs with a per-row factor).
+ * loads, one global load and two FMULs (the factors); the 64 FADDs become FFMAs.
  *
  * What to look for. SASS: QGMMA.64x128x32, FFMA in the promotion, UTMALDG (three per slot);
  * the rel err column against cuBLASLt's block-scaled product.
