@@ -11,12 +11,12 @@
 # promotion.svg     promotion: the tensor core sums one K tile of 128 in 4 wgmma k32 steps into
 #                   a fresh accumulator, which is then scaled (block scales) and added into fp32
 #                   registers, K tile after K tile (stages 3 to 5)
-# pipeline.svg      the block of stages 7-9 (stage 9's 128 x 128 tile): one producer warpgroup (a
+# pipeline.svg      the block of stages 7-13 (their 128 x 128 tile): one producer warpgroup (a
 #                   TMA thread filling a ring of slots, a store thread), two consumer warpgroups
 #                   on wgmma, the full / empty
 #                   barriers of each slot and the staged / unstaged barriers of the handed-off
 #                   store, for the 128 x 128 tile in a cluster of two
-# cluster_sharing.svg  the two clusters of stage 9, one K tile to scale: 128 x 128 tiles stacked
+# cluster_sharing.svg  the two clusters of stages 9 and 10, one K tile to scale: 128 x 128 tiles stacked
 #                   along M sharing B, 256 x 128 tiles side by side along N sharing A; which rows
 #                   of A and B each block loads (hatched: multicast to both), and the bytes a
 #                   cluster asks of L2 per output and K tile (1.5 and 1.0)
@@ -26,7 +26,7 @@
 #                   kernel picks for that tile)
 #
 # The sizes are the code's, read from it below (a changed constant changes the figure):
-# common/gemm_ref.h (the scale layouts), kernels/09_final_sm90a.cu (tile, K tile, ring depth,
+# common/gemm_ref.h (the scale layouts), kernels/13_final_sm90a.cu (tile, K tile, ring depth,
 # warpgroups, registers, barrier counts, the store's thread, the wide tile's bands and the
 # multicast halves) and gemm07_sm90a.cuh (the TMA box of A's scales). A value the script cannot
 # find stops it (make test then fails).
@@ -37,7 +37,7 @@ mkdir -p figures
 # common/ from the repository root (where make test runs this, on a copy of the chapter) or above
 REF=$from/common/gemm_ref.h
 [ -f "$REF" ] || REF=../common/gemm_ref.h
-FINAL=kernels/09_final_sm90a.cu
+FINAL=kernels/13_final_sm90a.cu
 SCALEMAP=gemm07_sm90a.cuh
 
 need() { # name value: stop when a constant was not found
@@ -54,7 +54,7 @@ IDX_B=$(awk '/gemm_ref_scale_b_index\(long K/ { getline; sub(/^ *return /, ""); 
 need "scale_a's index" "$IDX_A"
 need "scale_b's index" "$IDX_B"
 
-# --- kernels/09_final_sm90a.cu ---
+# --- kernels/13_final_sm90a.cu ---
 define() { awk -v n="$1" '$1 == "#define" && $2 == n { print $3 }' "$FINAL"; }
 BN=$(define BN)
 BK=$(define BK)
@@ -256,7 +256,7 @@ BEGIN {
 }' >figures/promotion.svg
 
 # ---------------------------------------------------------------------------------------------
-# Figure 3: the block of stages 7-9 (stage 9's 128 x 128 tile: CONS consumers of 64 rows, a
+# Figure 3: the block of stages 7-13 (their 128 x 128 tile: CONS consumers of 64 rows, a
 # cluster of CLUSTER blocks sharing B), its ring and barriers, and the handed-off store.
 awk $VARS -v EMPTY_CNT="$EMPTY_CNT" "$LIB"'
 BEGIN {
@@ -268,7 +268,7 @@ BEGIN {
     CPR = "#fdd0a2"; CCO = "#c6dbef"; CSL = "#f7f7f7"; CA = "#9ecae1"; CB = "#fdae6b"; CST = "#d9f0d3"
     GRN = "#2a7a2a"; RED = "#b30000"; PUR = "#7a3e9d"; BLU = "#2171b5"; ORA = "#d94801"
     svg_open(W, H, "Stages 7-9: one producer warpgroup, " CONS " consumer warpgroups, a ring of " DEPTH_T " slots, full and empty barriers, the store handed to a producer thread", 1)
-    text(20, 28, "The block of stages 7-9: a producer warpgroup, " CONS " consumer warpgroups, a ring of slots, the store handed off", 17, "start", "bold")
+    text(20, 28, "The block of stages 7-13: a producer warpgroup, " CONS " consumer warpgroups, a ring of slots, the store handed off", 17, "start", "bold")
     text(20, 50, "The " BM " x " BN " tile, per tensor, one block of a cluster of " CLUSTER ": " DEPTH_T " slots (block-scaled: " DEPTH_B ", and A&#8217;s " BM " scales of each slot&#8217;s K tile beside the ring). " 128 * (1 + CONS) " threads; setmaxnreg gives the producer", 12, "start", "normal", "#444444")
     text(20, 67, PREGS " registers a thread and each consumer " CREGS ". Shared memory: " DEPTH_T " slots of " kib(SLOT) " + " CONS " x " NBOX " staging boxes of " kib(BOXB) " + 1 KiB for alignment = " kib(SMEM) ".", 12, "start", "normal", "#444444")
 

@@ -97,6 +97,18 @@ QUANT07_HD float quant07_inverse(float scale) { return 1.0f / scale; }
     int p##gemm07_lean(const e4m3_t *A, const e4m3_t *B, const float *scale_a,                   \
                        const float *scale_b, bf16_t *D, int M, int N, int K,                      \
                        cudaStream_t stream);                                                       \
+    int p##gemm07_tiles(const e4m3_t *A, const e4m3_t *B, const float *scale_a,                  \
+                        const float *scale_b, bf16_t *D, int M, int N, int K,                     \
+                        cudaStream_t stream);                                                      \
+    int p##gemm07_wide(const e4m3_t *A, const e4m3_t *B, const float *scale_a,                   \
+                       const float *scale_b, bf16_t *D, int M, int N, int K,                      \
+                       cudaStream_t stream);                                                       \
+    int p##gemm07_narrow(const e4m3_t *A, const e4m3_t *B, const float *scale_a,                 \
+                         const float *scale_b, bf16_t *D, int M, int N, int K,                    \
+                         cudaStream_t stream);                                                     \
+    int p##gemm07_fitted(const e4m3_t *A, const e4m3_t *B, const float *scale_a,                 \
+                         const float *scale_b, bf16_t *D, int M, int N, int K,                    \
+                         cudaStream_t stream);                                                     \
     int p##gemm07_final_tensor(const e4m3_t *A, const e4m3_t *B, const float *scale_a,           \
                                const float *scale_b, bf16_t *D, int M, int N, int K,              \
                                cudaStream_t stream);                                               \

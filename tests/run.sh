@@ -569,16 +569,20 @@ done
 # variable may follow settings that hold for the whole line, comma-separated NAME=VALUE
 # (06's 2x2 clusters: each tile forced again with GEMM06_FINAL_CLUSTER=2x2; 07's 64 x 128 and
 # 128 x 128 tiles alone and in pairs at every shape, whatever M, and the 64 x 128 tile's K split
-# in 2 and 3 at every shape, the tile alone and in pairs).
+# in 2 and 3 at every shape, the tile alone and in pairs; 07's stages 9-13 read the same
+# variables, each stage's tiles forced in it and in the stages after it).
 forced_configs=(
     "06_wgmma_tma final GEMM06_FINAL_TILE 128x256 128x128 64x128"
     "06_wgmma_tma final GEMM06_FINAL_CLUSTER=2x2,GEMM06_FINAL_TILE 128x256 128x128 64x128"
-    "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE 256x128 256x128a 128x128 64x128"
+    "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE 256x128a 128x128 64x128"
     "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE 128x144 128x192 64x64 64x32 64x16"
-    "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER 1 2"
-    "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=128x128,GEMM07_FINAL_CLUSTER 1 2"
-    "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER=2,GEMM07_FINAL_SPLIT 2 3"
-    "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER=1,GEMM07_FINAL_SPLIT 2 3"
+    "07_fp8_gemm final_tensor,final_block,tiles GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER 1 2"
+    "07_fp8_gemm final_tensor,final_block,tiles GEMM07_FINAL_TILE=128x128,GEMM07_FINAL_CLUSTER 1 2"
+    "07_fp8_gemm final_tensor,final_block,tiles GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER=2,GEMM07_FINAL_SPLIT 2 3"
+    "07_fp8_gemm final_tensor,final_block,tiles GEMM07_FINAL_TILE=64x128,GEMM07_FINAL_CLUSTER=1,GEMM07_FINAL_SPLIT 2 3"
+    "07_fp8_gemm wide,narrow,fitted GEMM07_FINAL_TILE 256x128a"
+    "07_fp8_gemm narrow,fitted GEMM07_FINAL_TILE 64x64 64x32 64x16"
+    "07_fp8_gemm fitted GEMM07_FINAL_TILE 128x144 128x192"
 )
 for line in "${forced_configs[@]}"; do
     read -r ch kernels vars values <<<"$line"

@@ -1,81 +1,30 @@
-/* Stage 9 — the final FP8 kernels: stages 3 and 4 with chapter 06's persistent, clustered,
- * TMA-store machinery, per tensor and block-scaled, with a tile per size.
+/* Stage 13 — the final FP8 kernels: stage 12 with the work between two units cut, per tensor
+ * beside block-scaled.
  *
- * What changes from stages 3 and 4 (both promote every K tile into fp32 registers; this stage
- * keeps that, so its products match cuBLASLt's, which accumulates the same way):
- *  - Persistent: one cluster of two blocks per pair of SMs walks the tiles in chapter 06's
- *    grouped order (gemm06_tile_at), so filling the ring and storing a tile overlap the next
- *    tile's loads instead of leaving the tensor cores idle (stage 2's per-tile cost).
- *  - Clusters: the two blocks of a cluster compute tiles stacked along M and share B's tile:
- *    each loads half of it and multicasts it to both (chapter 06, stage 6). A's scales (block
- *    scaling) are per row, so each block loads its own.
- *  - Two accumulators in turn (the 128 x 128, 128 x 144 and 64 x 128 tiles): K tile t + 1 is
- *    issued before tile t is promoted (wgmma_wait_group<1>), so the tensor core works while the
- *    warpgroup adds. The loop around it must show ptxas no divergent branch while groups are in
- *    flight (the barrier's spin and the slot's release are inside asm), or it serializes the
- *    wgmmas.
- *  - The epilogue through shared memory: stmatrix into two 8 KiB boxes per consumer, a TMA
- *    store per box (chapter 06, stages 7-8), overlapped with the next tile's main loop; from
- *    registers when N % 8 != 0. With one band a consumer and no K split the store is handed
- *    off: the consumer stages its boxes, fences them and arrives on a barrier, and a thread of
- *    the producer warpgroup's second warp stores them and waits for their reads, so the
- *    consumer, back in its K loop at once, waits on neither (NOTES.md, "The store handed off":
- *    the store had cost 3-4% at the squares, both consumers of a block storing together).
- *  - A lean K loop: the wgmma descriptors of slot 0 made once and each
- *    operand's advanced by an add (desc_advance), the ring position kept as slot and phase,
- *    the ring's, barriers' and scales' shared addresses made once: 72 -> 37 (40.5 since the
- *    store's hand-off) a K tile besides the promotion's 64 (87.5 -> 45, now 47.5, block-scaled);
- *    5-12% at M = 4096 and the squares (NOTES.md, "The K loop's instructions"). The FP8 wgmma is
- *    short, so the warp that issues it has few issue slots to spare.
- *  - B's scales loaded ahead: a K tile ahead, and a unit's first during the unit before, whose
- *    line is in no cache after the timed launch's L2 flush (NOTES.md, "B's scale, loaded ahead":
- *    block-scaled M = 64 / 128 up to 14%).
- *  - Few tiles, K split: with at most a quarter of the SMs' worth of tiles, the
- *    64 x 128 tile's K tiles are cut into units on separate clusters and the pieces' fp32 sums
- *    added by the last one (final07_split, split_ways, merge_pieces below).
- *  - One tile row, one block: at M <= 64 the 64 x 128 tile runs in clusters of one block (CL
- *    and cluster_for below: a partner block there has its band past M and only loads half of
- *    B), with the K split too where the tiles are few; block-scaled, at M <= 128 the 128 x 128
- *    tile too, where the rounds favour it.
- *  - A tile per size: 256 x 128 (two consumers of two 64-row bands each: fewer bytes through
- *    shared memory per product, one accumulator), 128 x 128 (two consumers) or 64 x 128 (one:
- *    small M and small grids, the inference shapes), picked like chapter 06's stage 8 (rounds x
- *    tile area / rate). A consumer's fp32 sums and its accumulators share 232 registers: 64 x 128
- *    per band, so n256 (128 + 128 registers before addresses) does not fit.
- *  - The wide tile's K loop (one accumulator, each band's wgmmas waited for before its
- *    promotion, so the two consumers keep the tensor core busy only if each turns around
- *    quickly): the next K tile's wait after the promotion, where ptxas starts its try_wait among
- *    the FFMAs, and no band tested against M inside the loop where all are inside it (the
- *    test's branch would end that straight-line code). Measured (H100, 2026-11-27, A/B, three
- *    rounds; block-scaled x cuBLASLt, round 1): 8192^3 1.024 -> 1.058 (no band tests) -> 1.083
- *    (the wait moved); tensor pipe active at 4096 x 7168 x 16384 84% -> 91% with both
- *    (DeepGEMM's 91%). With it the wide tile runs per tensor too (pick_tile); sass_checks.sh
- *    checks that the try_wait stays among the promotion's instructions.
- *  - Narrow tiles at small M: 64 x 64, 64 x 32 and 64 x 16, blocks alone, one consumer, 12
- *    slots, stored from registers, where C has one or two tile rows and few 128-wide tiles
- *    (narrow_tile below): every SM streams its own columns of B instead of a K split. Their K
- *    tiles are short enough for the producer's issue to set the pace, so their producer is an
- *    elected lane (elect_one_sync), not thread 0: 64 x 16 at 64 x 2112 x 7168 block-scaled 122
- *    -> 145 TFLOPS (H100, 2026-11-27, A/B twice; NOTES.md, "The narrow tiles' producer").
- *  - 128 x 144 too (cuBLASLt's per-tensor tile): three sets of 72 registers, so the consumers
- *    take 240 and the producer 24; its first 128 columns leave in two 64-column TMA boxes, the
- *    last 16 in a third, narrow one (stage_tail). 4096 tiles of 128 x 128 at 8192^3 need 32
- *    rounds on 132 SMs (31.03), 128 x 144 tiles 28 (27.6): wider_144 below. Block-scaled, a
- *    tile at column 144 j straddles two of B's 128-column scale blocks: each K tile loads both
- *    blocks' scales, and the registers of the columns before the boundary take the first's
- *    (TWO_B; the boundary is one of 8 places, a K loop compiled for each). Measured (H100,
- *    2026-11-26, A/B twice): 4096 x 2112 x 7168, 5 rounds of 128 x 128 pairs against 4 of
- *    128 x 144, 0.973x -> 1.049x cuBLASLt block-scaled; at 8192^3 the tile is 2% slower than
- *    128 x 128 (1277 against 1303 TFLOPS), at the other M = 4096 shapes 4-12%.
- *  - 128 x 192 (DeepGEMM's at N = 2112): 96 sums and a 96-register accumulator a consumer, so
- *    one accumulator, turning as the wide tile does (TURNS); block-scaled, B's boundary after
- *    128 or 64 columns (two K loops); three 64-column boxes. 4096 x 2112 x 7168 in 3 rounds
- *    where 128 x 144 needs 4: 1.050x -> 1.173x cuBLASLt block-scaled (H100, 2026-11-27, forced,
- *    A/B twice; NOTES.md, "The 128 x 192 tile").
- *  - Between two units, where a tile is 4 K tiles: the next unit's tile found once and carried
- *    (gemm06_tile_at's divisions ran two or three times between two units, the tensor core
- *    waiting), and groups of 16 pair rows at K <= 512 (launch_final07). 4096 x 32768 x 512
- *    block-scaled 886 -> 931 -> 962 TFLOPS (H100, 2026-11-27; NOTES.md, "Between two units").
+ * Why: where a tile is 4 K tiles (4096 x 32768 x 512) what comes between two units is a large
+ * share of the time (measured/profile_h100_k512/). Block-scaled ran 22% more instructions than
+ * per tensor on the same tile, 145 of them a unit gemm06_tile_at's integer divisions, run two
+ * or three times between two units while the tensor core waited; and groups of 8 pair rows
+ * read each of B's column panels from DRAM twice (35.8 MB, DeepGEMM's order 20.6 MB).
+ *
+ * What changes from stage 12:
+ *  - The next unit's tile found once and carried (find_next, CARRY): each consumer found its
+ *    unit's place and the next one's (for B's first scale, loaded a unit ahead) by divisions.
+ *  - Groups of 16 pair rows at 4 K tiles or fewer (launch_final07): there a tile's product is
+ *    short beside its store, C's writes keep DRAM busy and evict B's panels between two visits
+ *    of a group of 8. At K >= 1536 the taller group lost up to 1.6%, so 8 stays there.
+ *  Measured (H100, 2026-11-27, A/B, NOTES.md "Between two units"): 4096 x 32768 x 512
+ *  block-scaled 886 -> 931 -> 962 TFLOPS.
+ *  - Per tensor too (BLOCK = false: final_tensor): stage 3's scheme on this kernel, the
+ *    promotion adding without factors and the product of the two scales applied once, in the
+ *    epilogue; with its own rates in the rule (per tensor the wide tile needs 16 K tiles and
+ *    more than one round, 128 x 128 stays in pairs at M <= 128, 128 x 192 rates higher).
+ *
+ * The whole kernel, stage by stage (the README's plan): persistent 2-block clusters in grouped
+ * order, B multicast (6); two accumulators in turn (5); the store staged and handed to an idle
+ * producer thread (7); a lean K loop (8); a tile per size, blocks alone, the K split (9); the
+ * wide tile sharing A and its turnaround (10); narrow tiles with an elected producer (11);
+ * 128 x 144 and 128 x 192 straddling B's scale blocks (12).
  *
  * Shapes: any M and N (block scaling: M % 4 == 0, the TMA map of A's scales); K % 16 == 0. */
 #include <stdint.h>
@@ -888,12 +837,11 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
  * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100), but the wide
  * tile's (below). A rate of 0 would never be picked. 128 x 144 (wider_144) may then replace
- * 128 x 128. The 256 x 128 tile sharing B (TILE_256) is no longer picked, only forced.
- * GEMM07_FINAL_TILE=256x128 (B shared), 256x128a (A shared), 128x128, 64x128, 128x144, 128x192,
+ * 128 x 128. GEMM07_FINAL_TILE=256x128a (the wide tile, A shared), 128x128, 64x128, 128x144, 128x192,
  * 64x64, 64x32 or 64x16 forces one (read once); any other value is refused. The narrow ones
  * (narrow_tile) are picked before the rule, at M <= 128. */
 enum {
-    TILE_64 = 1, TILE_128 = 2, TILE_256 = 3, TILE_144 = 5, TILE_256A = 6,
+    TILE_64 = 1, TILE_128 = 2, TILE_144 = 5, TILE_256A = 6,
     TILE_N64 = 7, TILE_N32 = 8, TILE_N16 = 9, /* narrow: 64 x 64, 64 x 32, 64 x 16 */
     TILE_192 = 10, /* 128 x 192, one accumulator a consumer */
     TILE_BAD = 0
@@ -974,7 +922,6 @@ static int pick_tile(bool block, int M, int N, int K) {
     if (forced < 0) {
         const char *e = getenv("GEMM07_FINAL_TILE");
         forced = !e || !*e                 ? 4
-                 : !strcmp(e, "256x128") ? TILE_256
                  : !strcmp(e, "128x128") ? TILE_128
                  : !strcmp(e, "64x128")  ? TILE_64
                  : !strcmp(e, "128x144") ? TILE_144
@@ -1056,7 +1003,6 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
         return cluster_for(BLOCK, M, 128) == 1
                    ? launch_final07<BLOCK, 2, 1, 1>(A, B, scale_a, scale_b, D, M, N, K, stream)
                    : launch_final07<BLOCK, 2, 1>(A, B, scale_a, scale_b, D, M, N, K, stream);
-    case TILE_256: return launch_final07<BLOCK, 2, 2>(A, B, scale_a, scale_b, D, M, N, K, stream);
     case TILE_256A:
         return launch_final07<BLOCK, 2, 2, CLUSTER, false, BN, true>(A, B, scale_a, scale_b, D, M,
                                                                      N, K, stream);
@@ -1073,7 +1019,7 @@ static int launch_picked(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
     case TILE_N16:
         return launch_final07<BLOCK, 1, 1, 1, false, 16>(A, B, scale_a, scale_b, D, M, N, K, stream);
     default:
-        return launch_unsupported("GEMM07_FINAL_TILE must be 256x128, 256x128a, 128x128, 64x128, "
+        return launch_unsupported("GEMM07_FINAL_TILE must be 256x128a, 128x128, 64x128, "
                                   "128x144, 128x192, 64x64, 64x32 or 64x16");
     }
 }

@@ -1,0 +1,51 @@
+/* Exercise 13 — the final kernels: your stage 12 with the work between two units cut, and
+ * per-tensor scales beside the block scales.
+ *
+ * The idea: where a tile is only a few K tiles (4096 x 32768 x 512: 4), whatever a consumer
+ * does between its last promotion of one unit and its first wgmma of the next is time the
+ * tensor core waits, and the order of the units decides what is still in L2. Profile your
+ * stage 12 there (ncu: instructions executed per consumer warp, and DRAM bytes read against
+ * the bytes of A and B), then cut what you find. Ours: the tile's place in the grouped order
+ * (gemm06_tile_at's divisions) found two or three times between two units, and groups of 8
+ * pair rows that read each of B's column panels from DRAM twice.
+ *
+ * The contract:
+ *  - Each unit's place found once, and no division between two units that could run earlier.
+ *  - The group's height chosen by the number of K tiles (GEMM07_GROUP_ROWS=n forces n).
+ *  - Both scalings: ex_final_block (stage 12's scales) and ex_final_tensor, one scale each for
+ *    A and B (stage 3's: the promotion adds, the product of the two scales applied in the
+ *    epilogue), from the same kernel with a flag, each with its own rates in the rule.
+ *  - Every tile of stages 9-12 still forced by GEMM07_FINAL_TILE, _CLUSTER and _SPLIT.
+ *  - Everything else as stage 12; no LDL/STL; no serialized wgmmas.
+ *
+ * Check it:  make check-07 ARGS="--kernel ex_final_tensor --kernel ex_final_block" */
+#include "stage.h"
+#include "gemm07.h"
+#include "gemm06_sm90a.cuh"
+#include "ptx/cluster.cuh"
+#include "ptx/named_barrier.cuh"
+#include "launch.cuh"
+#include "ptx/fence.cuh"
+#include "ptx/mbarrier.cuh"
+#include "ptx/setmaxnreg.cuh"
+#include "ptx/smem.cuh"
+#include "ptx/tma.cuh"
+#include "ptx/wgmma.cuh"
+
+extern "C" int ex_gemm07_final_tensor(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
+                                      const float *scale_b, bf16_t *D, int M, int N, int K,
+                                      cudaStream_t stream) {
+    /* TODO */
+    (void)A, (void)B, (void)scale_a, (void)scale_b, (void)D, (void)M, (void)N, (void)K,
+        (void)stream;
+    return LAUNCH_TODO;
+}
+
+extern "C" int ex_gemm07_final_block(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
+                                     const float *scale_b, bf16_t *D, int M, int N, int K,
+                                     cudaStream_t stream) {
+    /* TODO */
+    (void)A, (void)B, (void)scale_a, (void)scale_b, (void)D, (void)M, (void)N, (void)K,
+        (void)stream;
+    return LAUNCH_TODO;
+}
