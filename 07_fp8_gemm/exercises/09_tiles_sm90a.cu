@@ -15,11 +15,12 @@
  *    of consumers, the ring's depth and the shared memory sized from each tile's own slots (the
  *    64 x 128 slot is 24 KiB, so more fit, at most GEMM07_SMEM_FINAL in all).
  *  - The pick: for each tile, ceil(units / clusters) x rows of the tile / rate; the smallest
- *    wins. Rates in TFLOPS at 8192^3 with the tile forced.
+ *    wins (a unit: what a cluster takes from the tile order, here a pair of tiles or a tile
+ *    alone). Rates in TFLOPS at 8192^3 with the tile forced.
  *  - Clusters of one block where C has one row of the tile (M <= 64 for 64 x 128, M <= 128
  *    for 128 x 128): each block then loads all of B's tile itself.
- *  - The K split, for the 64 x 128 tile when its tiles fill at most a quarter of the SMs: a
- *    tile's K tiles in `ways` pieces on separate clusters (at least 16 K tiles a piece), each
+ *  - The K split, for the 64 x 128 tile when its units (a pair of tiles, or one alone) number
+ *    at most a quarter of the SMs: a tile's K tiles in `ways` pieces on separate clusters (at least 16 K tiles a piece), each
  *    piece's fp32 sums written to a workspace, the last piece to finish adding them all in a
  *    fixed order (so the bits do not depend on which came last) and storing the tile. Count
  *    the pieces with an atomic per tile and set it back for the next launch.

@@ -1,9 +1,10 @@
 /* Exercise 11 — narrow tiles at small M: your stage 10 with 64 x 64, 64 x 32 and 64 x 16 tiles,
  * so that every SM streams its own columns of B through the whole K loop.
  *
- * The idea: at M = 64 and 128 with N of a few thousand, stage 9 cuts each 64 x 128 tile's K
- * loop across clusters, and the pieces' sums meet again through L2. Narrower tiles make enough
- * units without cutting K: each SM reads its own slice of B once, from DRAM, start to end.
+ * The idea: at M = 64 and 128 with N of a few thousand, stage 10 (stage 9's pick there) cuts
+ * each 64 x 128 tile's K loop across clusters, and the pieces' sums meet again through L2.
+ * Narrower tiles make enough units without cutting K: each SM reads its own slice of B once,
+ * from DRAM, start to end.
  * Their K tiles are short (10-16 KiB), so the producer's own instructions may set the pace.
  *
  * The contract:
@@ -23,6 +24,7 @@
 #include "gemm07_sm90a.cuh"
 #include "launch.cuh"
 #include "ptx/cluster.cuh"
+#include "ptx/elect.cuh"
 #include "ptx/fence.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/setmaxnreg.cuh"

@@ -28,6 +28,7 @@
 #include "gemm07_sm90a.cuh"
 #include "launch.cuh"
 #include "ptx/cluster.cuh"
+#include "ptx/elect.cuh"
 #include "ptx/fence.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/setmaxnreg.cuh"

@@ -1,7 +1,7 @@
 /* Stage 9 — a tile per size: stage 8's kernel for the shapes where its one tile leaves SMs idle.
  *
  * Why: stage 8 is at the library where C has many 128 x 128 tiles (M = 4096, the squares) and at
- * 0.71-0.89 of it at M = 64 and 128, the inference shapes. There C has one row of 128 x 128
+ * 0.71-0.91 of it at M = 64 and 128, the inference shapes. There C has one row of 128 x 128
  * tiles, so each cluster's second block has no rows and only loads B for its partner, and the
  * tiles are few (64 x 2112 x 7168: 17 for 66 SM pairs, each running all 56 K tiles).
  *
@@ -9,15 +9,18 @@
  *  - Two tiles from one kernel template over the consumers: 128 x 128 (two, stage 8's) and
  *    64 x 128 (one; its slot is 24 KiB, so 8 fit), the ring, the staging and the shared memory
  *    sized from the tile (tiles07_shape). Picked per launch as chapter 06's stage 8 does: the
- *    fewest rounds (a round: a unit on every cluster) x the tile's rows / its rate, each rate
- *    measured with the tile forced at 8192^3 (pick_tile).
+ *    fewest rounds x the tile's rows / its rate, each rate measured with the tile forced at
+ *    8192^3 (pick_tile). A unit is what a cluster takes from the tile order (a pair of tiles, a
+ *    tile when blocks run alone, a piece of one under the K split); a round, one unit on every
+ *    cluster.
  *  - One tile row, one block: where C has one row of a tile (M <= 64 for 64 x 128, M <= 128
  *    for 128 x 128) the clusters are of one block (CL = 1, cluster_for). A partner block there
  *    has its band past M and only loads half of B for the other, so every cluster tied up two
  *    SMs for one tile's math; alone, each block loads all of B's tile and every SM computes.
- *  - Few tiles, K split: with at most a quarter of the SMs' worth of 64 x 128 tiles, each tile's
- *    K tiles are cut into units on separate clusters and the pieces' fp32 sums added by the last
- *    one (tiles07_split, split_ways, merge_pieces below).
+ *  - Few tiles, K split: where the 64 x 128 tile's units (a pair of tiles, or one alone) number
+ *    at most a quarter of the SMs, each tile's K tiles are cut into pieces, each a unit of its
+ *    own on a separate cluster, and the pieces' fp32 sums added by the last one (tiles07_split,
+ *    split_ways, merge_pieces below).
  * The three are one idea, more units than there are SMs at small M, and the README measures each
  * in one run (GEMM07_FINAL_TILE, GEMM07_FINAL_CLUSTER and GEMM07_FINAL_SPLIT force them).
  *
@@ -87,9 +90,9 @@ static __host__ __device__ __forceinline__ int split_end(int k_tiles, int ways, 
     return piece < 0 ? 0 : (piece + 1) * k_tiles / ways; /* 32-bit: the producer has 40 regs */
 }
 
-/* CL: blocks per cluster, 2 (stacked along M, sharing B) or 1 (the 64 x 128 tile when C has one
- * tile row, M <= 64: a second block there would only load half of B for its partner, its own
- * band past M, so every cluster would tie up two SMs for one tile's math; alone, each block
+/* CL: blocks per cluster, 2 (stacked along M, sharing B) or 1 (a tile of which C has one row:
+ * 64 x 128 at M <= 64, 128 x 128 at M <= 128; a second block there would only load half of B
+ * for its partner, its own band past M, so every cluster would tie up two SMs for one tile's math; alone, each block
  * loads all of B's tile and every SM computes). */
 template <int CONS, int CL, bool SPLIT>
 static __global__ void __launch_bounds__(tiles07_shape<CONS, CL>::threads, 1)
@@ -264,7 +267,7 @@ static __global__ void __launch_bounds__(tiles07_shape<CONS, CL>::threads, 1)
             return true;
         };
         /* The ring position, K tile after K tile across the tiles: slot and phase kept apart,
-         * since it % DEPTH and (it / DEPTH) & 1 (DEPTH 6 or 5) cost a multiply-high and three
+         * since it % DEPTH and (it / DEPTH) & 1 (DEPTH 5, say) cost a multiply-high and three
          * more instructions each, twice a K tile. */
         int slot = 0;
         unsigned phase = 0;
@@ -514,7 +517,7 @@ static int launch_tiles07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
 }
 
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
- * round is one pair of tiles on every cluster (one tile, for clusters of one block). Rates:
+ * round is one unit on every cluster (a pair of tiles, or one tile alone). Rates:
  * TFLOPS of each tile forced at 8192^3 on an H100 (07_fp8_gemm/sweep.sh; measured/sweeps_h100).
  * GEMM07_FINAL_TILE=128x128 or 64x128 forces one (read once); any other value is refused. */
 enum { TILE_64 = 1, TILE_128 = 2, TILE_BAD = 0 };

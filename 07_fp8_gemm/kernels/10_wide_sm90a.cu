@@ -108,7 +108,7 @@ static __global__ void __launch_bounds__(wide07_shape<CONS, WAVES, CL, SHARE_A>:
                    const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_sa,
                    const __grid_constant__ CUtensorMap map_d, bf16_t *__restrict__ D, int M, int N,
-                   int K, const float *__restrict__ scale_a, const float *__restrict__ scale_b,
+                   int K, const float *__restrict__ scale_b,
                    const gemm06_tiles pairs, const int tma_store, const wide07_split split) {
     using S = wide07_shape<CONS, WAVES, CL, SHARE_A>;
     static_assert(!SHARE_A || (CL == 2 && !SPLIT), "A shared: pairs of 128 columns");
@@ -304,7 +304,7 @@ static __global__ void __launch_bounds__(wide07_shape<CONS, WAVES, CL, SHARE_A>:
             return true;
         };
         /* The ring position, K tile after K tile across the tiles: slot and phase kept apart,
-         * since it % DEPTH and (it / DEPTH) & 1 (DEPTH 6 or 5) cost a multiply-high and three
+         * since it % DEPTH and (it / DEPTH) & 1 (DEPTH 5, say) cost a multiply-high and three
          * more instructions each, twice a K tile. */
         int slot = 0;
         unsigned phase = 0;
@@ -643,11 +643,11 @@ static int launch_wide07(const e4m3_t *A, const e4m3_t *B, const float *scale_a,
             dim3((unsigned)(CL * launch_balanced_grid(rows * cols * split.ways, resident)));
     return launch_kernel(wide07_kernel<CONS, WAVES, CL, SPLIT, SHARE_A>, cfg, maps->map_a,
                          maps->map_b, *map_sa, map_d ? *map_d : unused, D, M, N, K,
-                         scale_a, scale_b, pairs, map_d != NULL, split);
+                         scale_b, pairs, map_d != NULL, split);
 }
 
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
- * round is one tile on every cluster slot. Tiles (consumers x bands of 64 rows each):
+ * round is one unit on every cluster. Tiles (consumers x bands of 64 rows each):
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
  * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100), but the wide
  * tile's (below). GEMM07_FINAL_TILE=256x128a (the wide tile, A shared), 128x128 or 64x128

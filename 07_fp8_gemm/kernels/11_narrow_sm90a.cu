@@ -1,9 +1,10 @@
 /* Stage 11 — narrow tiles at small M: 64 x 64, 64 x 32 and 64 x 16, so that every SM streams
  * its own columns of B through the whole K loop.
  *
- * Why: at M = 64 and 128 with few 128-wide tiles (N of 2112-7168) stage 9 cuts each tile's K
- * loop across clusters (the K split), and the pieces' fp32 sums meet again through L2: one more
- * round trip for the sums, a merge on the last piece, and no DRAM stream longer than a piece.
+ * Why: at M = 64 and 128 with few 128-wide tiles (N of 2112-7168) stage 10 (stage 9's pick
+ * there) cuts each tile's K loop across clusters (the K split), and the pieces' fp32 sums meet
+ * again through L2: one more round trip for the sums, a merge on the last piece, and no DRAM
+ * stream longer than a piece.
  *
  * What changes from stage 10:
  *  - Narrow tiles (COLS < 128): one consumer, blocks alone, no K split, 12 slots of 10-16 KiB,
@@ -110,7 +111,7 @@ static __global__ void __launch_bounds__(narrow07_shape<CONS, WAVES, CL, COLS, S
                    const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_sa,
                    const __grid_constant__ CUtensorMap map_d, bf16_t *__restrict__ D, int M, int N,
-                   int K, const float *__restrict__ scale_a, const float *__restrict__ scale_b,
+                   int K, const float *__restrict__ scale_b,
                    const gemm06_tiles pairs, const int tma_store, const narrow07_split split) {
     using S = narrow07_shape<CONS, WAVES, CL, COLS, SHARE_A>;
     static_assert(COLS == BN || (!SPLIT && WAVES == 1), "narrow tiles: one band, no K split");
@@ -218,7 +219,7 @@ static __global__ void __launch_bounds__(narrow07_shape<CONS, WAVES, CL, COLS, S
          * R2UR, UTMALDG, BRA.U.ANY), 61 instructions a K tile; under elect.sync, 44 and the
          * three copies back to back. A narrow tile's K tile is short enough (10-16 KiB) for that
          * loop to set the pace: measured (H100, A/B twice, 64 x 16 forced) +13% to +38%
-         * block-scaled, +7% to +44% per tensor; the 128-row tiles lost up to 1.7% with it, so
+         * block-scaled; the 128-row tiles lost up to 1.7% with it, so
          * they keep thread 0 (NOTES.md, "The narrow tiles' producer"). */
         constexpr bool ELECTED = S::narrow;
         if (ELECTED ? threadIdx.x / 32 == 0 && elect_one_sync() : threadIdx.x == 0) {
@@ -317,7 +318,7 @@ static __global__ void __launch_bounds__(narrow07_shape<CONS, WAVES, CL, COLS, S
             return true;
         };
         /* The ring position, K tile after K tile across the tiles: slot and phase kept apart,
-         * since it % DEPTH and (it / DEPTH) & 1 (DEPTH 6 or 5) cost a multiply-high and three
+         * since it % DEPTH and (it / DEPTH) & 1 (DEPTH 5, say) cost a multiply-high and three
          * more instructions each, twice a K tile. */
         int slot = 0;
         unsigned phase = 0;
@@ -658,11 +659,11 @@ static int launch_narrow07(const e4m3_t *A, const e4m3_t *B, const float *scale_
             dim3((unsigned)(CL * launch_balanced_grid(rows * cols * split.ways, resident)));
     return launch_kernel(narrow07_kernel<CONS, WAVES, CL, SPLIT, COLS, SHARE_A>, cfg, maps->map_a,
                          maps->map_b, *map_sa, map_d ? *map_d : unused, D, M, N, K,
-                         scale_a, scale_b, pairs, map_d != NULL, split);
+                         scale_b, pairs, map_d != NULL, split);
 }
 
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
- * round is one tile on every cluster slot. Tiles (consumers x bands of 64 rows each):
+ * round is one unit on every cluster. Tiles (consumers x bands of 64 rows each):
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
  * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100), but the wide
  * tile's (below). GEMM07_FINAL_TILE=256x128a (the wide tile, A shared), 128x128, 64x128,

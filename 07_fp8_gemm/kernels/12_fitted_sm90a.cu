@@ -124,7 +124,7 @@ static __global__ void __launch_bounds__(fitted07_shape<CONS, WAVES, CL, COLS, S
                    const __grid_constant__ CUtensorMap map_sa,
                    const __grid_constant__ CUtensorMap map_d,
                    const __grid_constant__ CUtensorMap map_dt, bf16_t *__restrict__ D, int M, int N,
-                   int K, const float *__restrict__ scale_a, const float *__restrict__ scale_b,
+                   int K, const float *__restrict__ scale_b,
                    const gemm06_tiles pairs, const int tma_store, const fitted07_split split) {
     using S = fitted07_shape<CONS, WAVES, CL, COLS, SHARE_A>;
     static_assert(COLS == BN || (!SPLIT && WAVES == 1),
@@ -243,7 +243,7 @@ static __global__ void __launch_bounds__(fitted07_shape<CONS, WAVES, CL, COLS, S
          * R2UR, UTMALDG, BRA.U.ANY), 61 instructions a K tile; under elect.sync, 44 and the
          * three copies back to back. A narrow tile's K tile is short enough (10-16 KiB) for that
          * loop to set the pace: measured (H100, A/B twice, 64 x 16 forced) +13% to +38%
-         * block-scaled, +7% to +44% per tensor; the 128-row tiles lost up to 1.7% with it, so
+         * block-scaled; the 128-row tiles lost up to 1.7% with it, so
          * they keep thread 0 (NOTES.md, "The narrow tiles' producer"). */
         constexpr bool ELECTED = S::narrow;
         if (ELECTED ? threadIdx.x / 32 == 0 && elect_one_sync() : threadIdx.x == 0) {
@@ -342,7 +342,7 @@ static __global__ void __launch_bounds__(fitted07_shape<CONS, WAVES, CL, COLS, S
             return true;
         };
         /* The ring position, K tile after K tile across the tiles: slot and phase kept apart,
-         * since it % DEPTH and (it / DEPTH) & 1 (DEPTH 6 or 5) cost a multiply-high and three
+         * since it % DEPTH and (it / DEPTH) & 1 (DEPTH 5, say) cost a multiply-high and three
          * more instructions each, twice a K tile. */
         int slot = 0;
         unsigned phase = 0;
@@ -748,10 +748,9 @@ static int launch_fitted07(const e4m3_t *A, const e4m3_t *B, const float *scale_
         gemm06_maps_for_type(A, B, TMAP_U8, M, N, K, SHARE_A ? S::bm / CL : S::bm,
                              SHARE_A ? COLS : COLS / CL, err, sizeof err);
     if (!maps) return launch_unsupported("%s", err);
+    const CUtensorMap *map_sa = gemm07_scale_map_for(scale_a, M, K, S::bm, err, sizeof err);
+    if (!map_sa) return launch_unsupported("%s", err);
     static const CUtensorMap unused = {};
-    const CUtensorMap *map_sa = &unused;
-    if (!(map_sa = gemm07_scale_map_for(scale_a, M, K, S::bm, err, sizeof err)))
-        return launch_unsupported("%s", err);
     const CUtensorMap *map_d = NULL, *map_dt = &unused;
     if (!S::narrow && N % 8 == 0 && (uintptr_t)D % 16 == 0) {
         map_d = gemm06_store_map_for(D, M, N, err, sizeof err);
@@ -767,11 +766,11 @@ static int launch_fitted07(const e4m3_t *A, const e4m3_t *B, const float *scale_
             dim3((unsigned)(CL * launch_balanced_grid(rows * cols * split.ways, resident)));
     return launch_kernel(fitted07_kernel<CONS, WAVES, CL, SPLIT, COLS, SHARE_A>, cfg, maps->map_a,
                          maps->map_b, *map_sa, map_d ? *map_d : unused, *map_dt, D, M, N, K,
-                         scale_a, scale_b, pairs, map_d != NULL, split);
+                         scale_b, pairs, map_d != NULL, split);
 }
 
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
- * round is one tile on every cluster slot. Tiles (consumers x bands of 64 rows each):
+ * round is one unit on every cluster. Tiles (consumers x bands of 64 rows each):
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
  * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100), but the wide
  * tile's (below). 128 x 144 (wider_144) may then replace 128 x 128. GEMM07_FINAL_TILE=256x128a
@@ -800,7 +799,7 @@ static int cluster_for(int M, int rows) {
 
 /* The 128 x 144 tile (cuBLASLt's per-tensor tile): 9/8 of a 128 x 128 tile's work a round, so
  * it wins over 128 x 128 where it saves more rounds than that (4096 x 2112 x 7168: 4 against
- * 5). Rates at 8192^3 (H100, 2026-11-26): 1277 against 1303 TFLOPS (two B scales a K tile).
+ * 5; 128 x 192 takes that shape, in 3). Rates at 8192^3 (H100, 2026-11-26): 1277 against 1303 TFLOPS (two B scales a K tile).
  * It must also be estimated 2.5% faster: at short K its costs per tile (16 more columns to
  * store, and 5 slots) measured 2-3%. */
 static bool wider_144(int M, int N) {

@@ -26,6 +26,14 @@
  * wide tile sharing A and its turnaround (10); narrow tiles with an elected producer (11);
  * 128 x 144 and 128 x 192 straddling B's scale blocks (12).
  *
+ * Switches for A/B runs (ab.list; each built with -D, each takes one idea out again, so the
+ * README's A/B tables time the idea in this kernel): GEMM07_AB_TILE_AT_EACH (13's carry),
+ * GEMM07_AB_WAIT_AT_TOP and GEMM07_AB_BAND_TESTS (10's turnaround), GEMM07_AB_192_AS_144 (12's
+ * 128 x 192 waiting and turning as 128 x 144), GEMM07_AB_PRODUCER_THREAD0 (11's elected
+ * producer), GEMM07_AB_NARROW_BLOCK_32 (11's rule before 64 x 16 block-scaled). The store by
+ * named barriers (store_boxes) serves no launched tile: a split kernel's pieces store through
+ * merge_pieces.
+ *
  * Shapes: any M and N (block scaling: M % 4 == 0, the TMA map of A's scales); K % 16 == 0. */
 #include <stdint.h>
 #include <stdio.h>
@@ -833,7 +841,7 @@ static int launch_final07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
 }
 
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
- * round is one tile on every cluster slot. Tiles (consumers x bands of 64 rows each):
+ * round is one unit on every cluster. Tiles (consumers x bands of 64 rows each):
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
  * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100), but the wide
  * tile's (below). A rate of 0 would never be picked. 128 x 144 (wider_144) may then replace
@@ -874,14 +882,14 @@ static int cluster_for(bool block, int M, int rows) {
 
 /* The 128 x 144 tile (cuBLASLt's own, per tensor): 9/8 of a 128 x 128 tile's work a round, so
  * it wins over 128 x 128 where it saves more rounds than that: 8192^3 (1824 pairs in 28 rounds
- * on 66 clusters, against 2048 in 32; the wide tile now takes 8192^3 in both schemes) and
+ * on 66 clusters, against 2048 in 32; the wide tile takes 8192^3 in both schemes) and
  * 4096 x 2112 x 7168 (4 against 5). Rates at 8192^3 (H100), 128 x 144
  * against 128 x 128: per tensor 1429 against 1403 TFLOPS (2026-11-24, after the K loop's
  * diet); block-scaled 1277 against 1303 (2026-11-26: its two B scales a K tile, and one slot
  * fewer than the per-tensor tile's). It must also be estimated 2.5% faster: at short K its
  * costs per tile (16 more columns to store, then from registers, and 5 slots instead of 6)
  * measured 2-3% (4096 x 24576 x 1536: 42 rounds against 47, yet 0.970x against 1.003x
- * cuBLASLt). Among the bench shapes it is no longer picked: 128 x 192 takes 4096 x 2112 x 7168
+ * cuBLASLt). Among the bench shapes it is picked at none: 128 x 192 takes 4096 x 2112 x 7168
  * (pick_tile), the 256 x 128 tile 8192^3. */
 static bool wider_144(bool block, int M, int N) {
     const long slots = launch_sms() / CLUSTER, pair_rows = (blocks_for(M, 128) + 1) / 2;
