@@ -8,7 +8,7 @@
  *
  * The contract:
  *  - Your K loop's SASS instructions a K tile, all but the promotion's 64 FFMAs (the 4 QGMMAs
- *    included): ours go from 103 (stage 7) to 47.5 (ptxas 13.0; make test prints both).
+ *    included): ours go from 103 (stage 7) to 48.5 (ptxas 13.0; make test prints both).
  *    cuBLASLt's loop executes about 52.
  *  - No R2UR in the loop: ptxas cannot tell that threadIdx.x / 128 is the same for a whole
  *    warp, so what derives from it (the wgmma descriptors) sits in per-thread registers and is
@@ -16,8 +16,8 @@
  *  - Nothing rebuilt a K tile that an add can step: the descriptors (gemm06_sm90a.cuh has
  *    desc_advance), the ring position (a division by 5 is not free), the barriers' and the
  *    scales' shared addresses, B's scale's global address.
- *  - B's scale of a tile's first K tile comes from DRAM after the bench's L2 flush: have it in
- *    a register before the tile starts.
+ *  - B's scale of a unit's first K tile comes from DRAM after the bench's L2 flush: issue its
+ *    load before the unit's first wait, not at its first promotion.
  *  - Everything else as stage 7: same barriers, same store, same shared memory
  *    (GEMM07_SMEM_LEAN); no LDL/STL; no serialized wgmmas.
  *

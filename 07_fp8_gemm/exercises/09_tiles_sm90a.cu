@@ -27,7 +27,7 @@
  *  - GEMM07_FINAL_TILE (128x128, 64x128), GEMM07_FINAL_CLUSTER (1, 2) and GEMM07_FINAL_SPLIT
  *    (a number of ways) force each choice, read once, so the tests can run every one at every
  *    shape.
- *  - Everything else as stage 8: its K loop's count (47.5) holds for the 128 x 128 tile in
+ *  - Everything else as stage 8: its K loop's count (48.5) holds for the 128 x 128 tile in
  *    pairs; no LDL/STL; no serialized wgmmas.
  *
  * Check it:  make check-07 ARGS="--kernel ex_tiles" */

@@ -1,16 +1,13 @@
-/* Exercise 13 — the final kernels: your stage 12 with the work between two units cut, and
- * per-tensor scales beside the block scales.
+/* Exercise 13 — the final kernels: your stage 12 with taller groups of tiles where K is short,
+ * and per-tensor scales beside the block scales.
  *
- * The idea: where a tile is only a few K tiles (4096 x 32768 x 512: 4), whatever a consumer
- * does between its last promotion of one unit and its first wgmma of the next is time the
- * tensor core waits, and the order of the units decides what is still in L2. Profile your
- * stage 12 there (ncu: instructions executed per consumer warp, and DRAM bytes read against
- * the bytes of A and B), then cut what you find. Ours: the tile's place in the grouped order
- * (gemm06_tile_at's divisions) found two or three times between two units, and groups of 8
- * pair rows that read each of B's column panels from DRAM twice.
+ * The idea: where a tile is only a few K tiles (4096 x 32768 x 512: 4), a tile's product is short
+ * beside its store, C's writes keep DRAM busy, and the order of the units decides whether B's
+ * column panels are still in L2 when the next group of tile rows needs them. Profile your stage
+ * 12 there (ncu: DRAM bytes read against the bytes of A and B), then choose the group's height.
+ * Ours: groups of 8 pair rows read each of B's panels from DRAM twice.
  *
  * The contract:
- *  - Each unit's place found once, and no division between two units that could run earlier.
  *  - The group's height chosen by the number of K tiles (GEMM07_GROUP_ROWS=n forces n).
  *  - Both scalings: ex_final_block (stage 12's scales) and ex_final_tensor, one scale each for
  *    A and B (stage 3's: the promotion adds, the product of the two scales applied in the

@@ -24,11 +24,11 @@
  *    (SR_CgaCtaId) or from the shared window's base inside the loop.
  *  - B's scales: a pointer stepped by one a K tile, not scale_b + tn * L4 + t rebuilt as a
  *    64-bit address from scale_b reloaded from the constant bank; and a unit's first scale
- *    loaded during the unit before: its line is in no cache after the bench's L2 flush, and
- *    stage 7's consumer waited for DRAM there, once a tile.
- * The loop is then the final kernel's for this tile (stage 9, block-scaled 128 x 128 in
- * clusters of two) instruction for instruction: 47.5 a K tile besides the FFMAs, the 4 QGMMAs
- * included.
+ *    issued at the unit's start, before its first wait: its line is in no cache after the
+ *    bench's L2 flush, and stage 7's consumer waited for DRAM there, once a tile. (Loaded a
+ *    whole unit ahead instead, -DGEMM07_AB_FIRST_B_AHEAD, it measured 0-7% slower: README.)
+ * The loop is then stage 9's for the 128 x 128 tile in clusters of two, instruction for
+ * instruction: 48.5 a K tile besides the FFMAs, the 4 QGMMAs included.
  *
  * What to look for. SASS: no R2UR in the K loop; its count against stages 6 and 7 (make test:
  * sass_checks.sh); the descriptors' arithmetic as UIADD3 on uniform registers. The table: the
@@ -193,10 +193,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
             if (++s == DEPTH) s = 0, p ^= 1;
         };
         unsigned handed = 0; /* units staged so far: the unstaged barrier's phase is its parity */
-        /* B's scale of unit v's first K tile, loaded a unit ahead: its line is seldom in L1
-         * (another tile column) and after the L2 flush of a timed launch not in L2 either, so
-         * a load at the unit's first promotion waited ~1 us for DRAM, once a tile. The rest of
-         * a unit's scales are in that line or the next. */
+#if defined(GEMM07_AB_FIRST_B_AHEAD) /* (in: a unit's first B scale loaded a unit ahead) */
         auto first_b_scale = [&](int v) {
             float b = 1.0f;
             if (v < n_units) {
@@ -207,6 +204,7 @@ static __global__ void __launch_bounds__(THREADS, 1)
             return b;
         };
         float b_first = first_b_scale(cluster_id);
+#endif
         float sum[BN / 2];
         /* B's scales: the one the next promotion takes, and a pointer to the one after,
          * stepped by one a K tile (not scale_b + tn * k_tiles4 + t, a 64-bit address rebuilt
@@ -273,8 +271,17 @@ static __global__ void __launch_bounds__(THREADS, 1)
             int pm, tn;
             gemm06_tile_at(pairs, u, pm, tn);
             const int m0 = (pm * CLUSTER + (int)rank) * BM;
+            /* B's scale of the unit's first K tile, issued before the unit's first wait: its line
+             * is seldom in L1 (another tile column) and after the L2 flush of a timed launch not in
+             * L2 either, and a load at the first promotion waited ~1 us for DRAM, once a tile;
+             * here the slot's wait and the first wgmmas hide it. The rest of a unit's scales are
+             * in that line or the next. */
+#if defined(GEMM07_AB_FIRST_B_AHEAD)
             b_ahead = b_first;
             b_first = first_b_scale(u + clusters); /* in flight through this unit's K loop */
+#else
+            b_ahead = __ldg(scale_b + (long)tn * k_tiles4);
+#endif
             b_next = scale_b + (long)tn * k_tiles4 + 1;
 #pragma unroll
             for (int i = 0; i < BN / 2; i++) sum[i] = 0.0f;

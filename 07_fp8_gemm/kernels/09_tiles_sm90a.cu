@@ -275,21 +275,8 @@ static __global__ void __launch_bounds__(tiles07_shape<CONS, CL>::threads, 1)
             if (++s == DEPTH) s = 0, p ^= 1;
         };
         unsigned boxes = 0;
-        /* B's scale of unit v's first K tile (block scaling; BN = 128: one B block column a
-         * tile), loaded a unit ahead: its line is seldom in L1 (another tile column) and after
-         * the L2 flush of a timed launch not in L2 either, so a load at the unit's first
-         * promotion waited ~1 us for DRAM, once a tile: a quarter of a 4-K-tile unit
-         * (128 x 32768 x 512). The rest of a unit's scales are in that line or the next. */
-        auto first_b_scale = [&](int v) {
-            float b = 1.0f;
-            if (v < n_units) {
-                int vm, vn;
-                gemm06_tile_at(pairs, v / ways, vm, vn);
-                b = __ldg(scale_b + (long)vn * k_tiles4 + split_end(k_tiles, ways, v % ways - 1));
-            }
-            return b;
-        };
-        float b_first = first_b_scale(cluster_id);
+        /* B's scale of a unit's first K tile (BN = 128: one B block column a tile), issued at the
+         * unit's start, before its first wait (stage 8). */
         /* Carried from unit to unit: the fp32 sums (store_unit's) and B's scales, the one the
          * next promotion takes and a pointer to the one after. The accumulators are the
          * unit's own: carried, ptxas spent 4-5 more instructions a K tile on descriptors. */
@@ -387,8 +374,7 @@ static __global__ void __launch_bounds__(tiles07_shape<CONS, CL>::threads, 1)
             const int m0 = (pm * CL + (int)rank) * BM, n0 = tn * BN;
             const int t0 = split_end(k_tiles, ways, u % ways - 1);
             const int kt = split_end(k_tiles, ways, u % ways) - t0;
-            b_ahead = b_first;
-            b_first = first_b_scale(u + clusters); /* in flight through this unit's K loop */
+            b_ahead = __ldg(scale_b + (long)tn * k_tiles4 + t0); /* before the first wait */
             b_next = scale_b + (long)tn * k_tiles4 + t0 + 1;
 #pragma unroll
             for (int i = 0; i < BN / 2; i++) sum[i] = 0.0f;

@@ -350,26 +350,11 @@ static __global__ void __launch_bounds__(fitted07_shape<CONS, WAVES, CL, COLS, S
             if (++s == DEPTH) s = 0, p ^= 1;
         };
         unsigned boxes = 0;
-        /* B's scale of unit v's first K tile (block scaling; BN = 128: one B block column a
-         * tile), loaded a unit ahead: its line is seldom in L1 (another tile column) and after
-         * the L2 flush of a timed launch not in L2 either, so a load at the unit's first
-         * promotion waited ~1 us for DRAM, once a tile: a quarter of a 4-K-tile unit
-         * (128 x 32768 x 512). The rest of a unit's scales are in that line or the next. */
+        /* B's scale of a unit's first K tile, issued at the unit's start, before its first wait
+         * (stage 8). */
         /* B's 128-column block of a tile at column n0; SHARE_A: a partner block past N (its
          * loads zero-filled, its stores clipped) reads the last block's scales, not past them */
         auto b_column = [&](int n0) { return min(n0 / BN, (N - 1) / BN); };
-        auto first_b_scale = [&](int v, int past = 0) { /* past = BN: TWO_B's second block */
-            float b = 1.0f;
-            if (v < n_units) {
-                int vm, vn;
-                gemm06_tile_at(pairs, v / ways, vm, vn);
-                b = __ldg(scale_b + (long)b_column(col_of(vn, rank) + past) * k_tiles4 +
-                          split_end(k_tiles, ways, v % ways - 1));
-            }
-            return b;
-        };
-        float b_first = first_b_scale(cluster_id);
-        float b_first_hi = TWO_B ? first_b_scale(cluster_id, BN) : 1.0f;
         /* Carried from unit to unit: the fp32 sums (store_unit's) and B's scales, the one the
          * next promotion takes and a pointer to the one after. The accumulators are the
          * unit's own: carried, ptxas spent 4-5 more instructions a K tile on descriptors. */
@@ -520,12 +505,10 @@ static __global__ void __launch_bounds__(fitted07_shape<CONS, WAVES, CL, COLS, S
             a.m0 = row_of(pm, rank), a.n0 = col_of(tn, rank);
             a.t0 = split_end(k_tiles, ways, u % ways - 1);
             a.kt = split_end(k_tiles, ways, u % ways) - a.t0;
-            b_ahead = b_first;
-            b_first = first_b_scale(u + clusters);
+            b_ahead = __ldg(scale_b + (long)b_column(a.n0) * k_tiles4 + a.t0);
             b_next = scale_b + (long)b_column(a.n0) * k_tiles4 + a.t0 + 1;
             if constexpr (TWO_B) {
-                b_ahead_hi = b_first_hi;
-                b_first_hi = first_b_scale(u + clusters, BN);
+                b_ahead_hi = __ldg(scale_b + (long)b_column(a.n0 + BN) * k_tiles4 + a.t0);
                 b_next_hi = scale_b + (long)b_column(a.n0 + BN) * k_tiles4 + a.t0 + 1;
             }
 #pragma unroll

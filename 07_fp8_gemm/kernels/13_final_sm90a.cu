@@ -1,20 +1,14 @@
-/* Stage 13 — the final FP8 kernels: stage 12 with the work between two units cut, per tensor
- * beside block-scaled.
+/* Stage 13 — the final FP8 kernels: stage 12 with taller groups of tiles where K is short, per
+ * tensor beside block-scaled.
  *
- * Why: where a tile is 4 K tiles (4096 x 32768 x 512) what comes between two units is a large
- * share of the time (measured/profile_h100_k512/). Block-scaled ran 22% more instructions than
- * per tensor on the same tile, 145 of them a unit gemm06_tile_at's integer divisions, run two
- * or three times between two units while the tensor core waited; and groups of 8 pair rows
- * read each of B's column panels from DRAM twice (35.8 MB, DeepGEMM's order 20.6 MB).
+ * Why: where a tile is 4 K tiles (4096 x 32768 x 512) a tile's product is short beside its store,
+ * C's writes keep DRAM busy, and groups of 8 pair rows (2048 rows of C) read each of B's column
+ * panels from DRAM twice, C's writes evicting it between two visits of a group: 35.8 MB read
+ * where DeepGEMM's order reads 20.6 MB (measured/profile_h100_k512/).
  *
  * What changes from stage 12:
- *  - The next unit's tile found once and carried (find_next, CARRY): each consumer found its
- *    unit's place and the next one's (for B's first scale, loaded a unit ahead) by divisions.
- *  - Groups of 16 pair rows at 4 K tiles or fewer (launch_final07): there a tile's product is
- *    short beside its store, C's writes keep DRAM busy and evict B's panels between two visits
- *    of a group of 8. At K >= 1536 the taller group lost up to 1.6%, so 8 stays there.
- *  Measured (H100, 2026-11-27, A/B, NOTES.md "Between two units"): 4096 x 32768 x 512
- *  block-scaled 886 -> 931 -> 962 TFLOPS.
+ *  - Groups of 16 pair rows at 4 K tiles or fewer (launch_final07); at K >= 1536 the taller
+ *    group lost up to 1.6%, so 8 stays there (NOTES.md, "Between two units").
  *  - Per tensor too (BLOCK = false: final_tensor): stage 3's scheme on this kernel, the
  *    promotion adding without factors and the product of the two scales applied once, in the
  *    epilogue; with its own rates in the rule (per tensor the wide tile needs 16 K tiles and
@@ -27,9 +21,9 @@
  * 128 x 144 and 128 x 192 straddling B's scale blocks (12).
  *
  * Switches for A/B runs (ab.list; each built with -D, each takes one idea out again, so the
- * README's A/B tables time the idea in this kernel): GEMM07_AB_TILE_AT_EACH (13's carry),
- * GEMM07_AB_WAIT_AT_TOP and GEMM07_AB_BAND_TESTS (10's turnaround), GEMM07_AB_192_AS_144 (12's
- * 128 x 192 waiting and turning as 128 x 144), GEMM07_AB_PRODUCER_THREAD0 (11's elected
+ * README's A/B tables time the idea in this kernel): GEMM07_AB_WAIT_AT_TOP and
+ * GEMM07_AB_BAND_TESTS (10's turnaround), GEMM07_AB_192_AS_144 (12's 128 x 192 waiting and
+ * turning as 128 x 144), GEMM07_AB_PRODUCER_THREAD0 (11's elected
  * producer), GEMM07_AB_NARROW_BLOCK_32 (11's rule before 64 x 16 block-scaled). The store by
  * named barriers (store_boxes) serves no launched tile: a split kernel's pieces store through
  * merge_pieces.
@@ -376,39 +370,11 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
             if (++s == DEPTH) s = 0, p ^= 1;
         };
         unsigned boxes = 0;
-        /* B's scale of unit v's first K tile (block scaling; BN = 128: one B block column a
-         * tile), loaded a unit ahead: its line is seldom in L1 (another tile column) and after
-         * the L2 flush of a timed launch not in L2 either, so a load at the unit's first
-         * promotion waited ~1 us for DRAM, once a tile: a quarter of a 4-K-tile unit
-         * (128 x 32768 x 512). The rest of a unit's scales are in that line or the next. */
+        /* B's scale of a unit's first K tile, issued at the unit's start, before its first wait
+         * (stage 8). */
         /* B's 128-column block of a tile at column n0; SHARE_A: a partner block past N (its
          * loads zero-filled, its stores clipped) reads the last block's scales, not past them */
         auto b_column = [&](int n0) { return min(n0 / BN, (N - 1) / BN); };
-        /* The next unit's tile, found once and carried: where each unit found its own and the
-         * next one's again (once more for TWO_B's second block), the divisions of
-         * gemm06_tile_at, 145 instructions a unit at 128 x 192, ran between two units, while
-         * the tensor core waited (NOTES.md, "Between two units"). */
-        int next_pm = 0, next_tn = 0;
-#if defined(GEMM07_AB_TILE_AT_EACH) /* (out: each unit finds its tile, and the next one's) */
-        constexpr bool CARRY = false;
-#else
-        constexpr bool CARRY = true;
-#endif
-        auto find_next = [&](int v) {
-            if (v < n_units) gemm06_tile_at(pairs, v / ways, next_pm, next_tn);
-        };
-        auto first_b_scale = [&](int v, int past = 0) { /* past = BN: TWO_B's second block */
-            float b = 1.0f;
-            if (BLOCK && v < n_units) {
-                int vm = next_pm, vn = next_tn;
-                if (!CARRY) gemm06_tile_at(pairs, v / ways, vm, vn);
-                b = __ldg(scale_b + (long)b_column(col_of(vn, rank) + past) * k_tiles4 + split_end(k_tiles, ways, v % ways - 1));
-            }
-            return b;
-        };
-        find_next(cluster_id);
-        float b_first = first_b_scale(cluster_id);
-        float b_first_hi = TWO_B ? first_b_scale(cluster_id, BN) : 1.0f;
         /* Carried from unit to unit: the fp32 sums (store_unit's) and B's scales, the one the
          * next promotion takes and a pointer to the one after. The accumulators are the
          * unit's own: carried, ptxas spent 4-5 more instructions a K tile on descriptors. */
@@ -565,18 +531,15 @@ static __global__ void __launch_bounds__(final07_shape<BLOCK, CONS, WAVES, CL, C
         };
         auto begin_unit = [&](int u) {
             unit_at a;
-            int pm = next_pm, tn = next_tn;
-            if (!CARRY) gemm06_tile_at(pairs, u / ways, pm, tn);
+            int pm, tn;
+            gemm06_tile_at(pairs, u / ways, pm, tn);
             a.m0 = row_of(pm, rank), a.n0 = col_of(tn, rank);
             a.t0 = split_end(k_tiles, ways, u % ways - 1);
             a.kt = split_end(k_tiles, ways, u % ways) - a.t0;
-            b_ahead = b_first;
-            if (CARRY) find_next(u + clusters);
-            b_first = first_b_scale(u + clusters);
+            if (BLOCK) b_ahead = __ldg(scale_b + (long)b_column(a.n0) * k_tiles4 + a.t0);
+            if (TWO_B) b_ahead_hi = __ldg(scale_b + (long)b_column(a.n0 + BN) * k_tiles4 + a.t0);
             b_next = scale_b + (long)b_column(a.n0) * k_tiles4 + a.t0 + 1;
             if constexpr (TWO_B) {
-                b_ahead_hi = b_first_hi;
-                b_first_hi = first_b_scale(u + clusters, BN);
                 b_next_hi = scale_b + (long)b_column(a.n0 + BN) * k_tiles4 + a.t0 + 1;
             }
 #pragma unroll
