@@ -14,7 +14,7 @@
  *    epilogue; with its own rates in the rule (per tensor the wide tile needs 16 K tiles and
  *    more than one round, 128 x 128 stays in pairs at M <= 128, 128 x 192 rates higher).
  *
- * The whole kernel, stage by stage (the README's plan): persistent 2-block clusters in grouped
+ * The whole kernel, stage by stage (the README's stages): persistent 2-block clusters in grouped
  * order, B multicast (6); two accumulators in turn (5); the store staged and handed to an idle
  * producer thread (7); a lean K loop (8); a tile per size, blocks alone, the K split (9); the
  * wide tile sharing A and its turnaround (10); narrow tiles with an elected producer (11);
