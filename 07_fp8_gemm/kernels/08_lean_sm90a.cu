@@ -26,7 +26,8 @@
  *    64-bit address from scale_b reloaded from the constant bank; and a unit's first scale
  *    issued at the unit's start, before its first wait: its line is in no cache after the
  *    bench's L2 flush, and stage 7's consumer waited for DRAM there, once a tile. (Loaded a
- *    whole unit ahead instead, -DGEMM07_AB_FIRST_B_AHEAD, it measured 0-7% slower: README.)
+ *    whole unit ahead instead, -DGEMM07_AB_FIRST_B_AHEAD, it measured 0-7% slower: NOTES.md,
+ *    "A unit's first B scale".)
  * The loop is then stage 9's for the 128 x 128 tile in clusters of two, instruction for
  * instruction: 48.5 a K tile besides the FFMAs, the 4 QGMMAs included.
  *

@@ -21,9 +21,9 @@
  * 128 x 144 and 128 x 192 straddling B's scale blocks (12).
  *
  * Switches for A/B runs (ab.list; each built with -D, each takes one idea out again, so the
- * README's A/B tables time the idea in this kernel): GEMM07_AB_WAIT_AT_TOP and
- * GEMM07_AB_BAND_TESTS (10's turnaround), GEMM07_AB_192_AS_144 (12's 128 x 192 waiting and
- * turning as 128 x 144), GEMM07_AB_PRODUCER_THREAD0 (11's elected
+ * A/B tables of the README's stage 10 and of NOTES.md time the idea in this kernel):
+ * GEMM07_AB_WAIT_AT_TOP and GEMM07_AB_BAND_TESTS (10's turnaround), GEMM07_AB_192_AS_144 (12's
+ * 128 x 192 waiting and turning as 128 x 144), GEMM07_AB_PRODUCER_THREAD0 (11's elected
  * producer), GEMM07_AB_NARROW_BLOCK_32 (11's rule before 64 x 16 block-scaled). The store by
  * named barriers (store_boxes) serves no launched tile: a split kernel's pieces store through
  * merge_pieces.
