@@ -174,14 +174,49 @@ static void sdpa_name(const char *dtype, const char *backend, const char *causal
              !strcmp(causal, "yes") ? "_causal" : "");
 }
 
+/* The run named run in a bundle (several CSVs in one file, each after a line "# run: NAME"):
+ * text cut to that run's lines; NULL when the bundle has no such run. */
+static const char *bundle_run(char *text, const char *run) {
+    const size_t n = strlen(run);
+    for (char *line = text; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+        if (strncmp(line, "# run: ", 7) || strncmp(line + 7, run, n) ||
+            (line[7 + n] != '\n' && line[7 + n] != '\r' && line[7 + n] != '\0'))
+            continue;
+        char *start = line + 7 + n;
+        start += strspn(start, "\r\n");
+        for (char *next = start; *next; next += strcspn(next, "\n"), next += *next == '\n')
+            if (!strncmp(next, "# run: ", 7)) {
+                *next = '\0';
+                break;
+            }
+        return start;
+    }
+    return NULL;
+}
+
 static int load(tf_data *d, int fi, char *err, size_t errlen) {
-    const char *path = d->q.files[fi];
+    char path[sizeof d->q.files[0]];
+    copy(path, sizeof path, d->q.files[fi]);
+    char *hash = strchr(path, '#'); /* FILE#RUN: one run of a bundle */
+    if (hash) *hash = '\0';
     size_t len = 0;
     char *text = slurp(path, &len);
     if (!text) return fail(err, errlen, "cannot read %s", path);
     tf_file *F = &d->files[fi];
-    copy(F->gpu, sizeof F->gpu, d->q.names[fi]);
+    /* not copy(): inlined here, it trips gcc 12's -Wrestrict, which sees d on both sides */
+    const size_t named = strnlen(d->q.names[fi], sizeof F->gpu - 1);
+    memcpy(F->gpu, d->q.names[fi], named);
+    F->gpu[named] = '\0';
     const char *at = text;
+    if (!hash && !strncmp(text, "# run: ", 7)) {
+        free(text);
+        return fail(err, errlen, "%s is a bundle of runs: name one as %s#RUN", path, path);
+    }
+    if (hash && !(at = bundle_run(text, hash + 1))) {
+        free(text);
+        return fail(err, errlen, "%s has no run '%s' (a line \"# run: %s\")", path, hash + 1,
+                    hash + 1);
+    }
     while (*at == '#') {
         const char *s = at + 1;
         while (*s == ' ') s++;

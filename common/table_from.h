@@ -8,7 +8,10 @@
  *   --table-from CSV[,CSV...]  the CSVs (repeatable); where the rows shown come from several CSVs
  *                              of different names, each row names its CSV: by its GPU, from the
  *                              CSV's "# GPU: NVIDIA H100 ..." line ("H100"), or NAME for a CSV
- *                              given as NAME=CSV (two runs on one GPU: 2026-11-22=h100.csv)
+ *                              given as NAME=CSV (two runs on one GPU: 2026-11-22=h100.csv);
+ *                              CSV#RUN reads one run of a bundle: a file of several CSVs,
+ *                              each after a line "# run: RUN" (an experiment's runs in one
+ *                              file: measured/ab_h100.csv#final.r1)
  *   --kernel NAME[,NAME...]    the rows, in this order (repeatable); default: every row of the
  *                              CSVs but the exercises (ex_*), in table order
  *   --shape S[,S...]           the sizes, in this order (repeatable): the CSV's size label, each

@@ -608,6 +608,25 @@ static void test_table_from(void) {
                  "| 4×16×4096×128 | `f16_sdpa_cudnn_causal` | fp16 | 420.0 |\n"
                  "| 4×16×4096×128 | `bf16_sdpa_flash` | bf16 | 333.3 |\n",
                  "table_from: a compare_sdpa.py CSV alone");
+    /* A bundle: both runs above in one file, each after "# run: NAME"; FILE#NAME reads one. */
+    char bundle[4096];
+    snprintf(bundle, sizeof bundle, "# run: before\n%s# run: after\n%s", h100, h200);
+    write_csv("bundle.csv", bundle);
+    expect_table("--table-from before=bundle.csv#before,after=bundle.csv#after --kernel fast --pivot "
+                 "--value ratio",
+                 "| run, kernel | 1024³ | 64×4096×512 |\n| --- | ---: | ---: |\n"
+                 "| before `fast` | 1.111 | 0.800 |\n| after `fast` | 1.050 | 1.020 |\n",
+                 "table_from: FILE#RUN reads one run of a bundle");
+    expect_table("--table-from bundle.csv#after --pivot",
+                 "| kernel | 1024³ | 64×4096×512 |\n| --- | ---: | ---: |\n"
+                 "| `cublas` | 238.6 | 134.2 |\n| `fast` | 250.5 (1.050) | 136.9 (1.020) |\n",
+                 "table_from: a bundle's run holds only its own rows");
+    expect_refused("--table-from bundle.csv#after --kernel naive", "--kernel naive",
+                   "table_from: a row of another run of the bundle is not found");
+    expect_refused("--table-from bundle.csv", "a bundle of runs",
+                   "table_from: a bundle without a run named is refused");
+    expect_refused("--table-from bundle.csv#nosuch", "no run 'nosuch'",
+                   "table_from: a run a bundle lacks is refused");
     expect_refused("--table-from h100.csv --kernel fastest", "--kernel fastest",
                    "table_from: an unknown kernel is refused");
     expect_refused("--table-from h100.csv --shape 4096x4096x4096", "no such size",
@@ -619,8 +638,8 @@ static void test_table_from(void) {
     expect_refused("--table-from h100.csv --label "
                    "x=0123456789012345678901234567890123456789012345678901234567890123456789",
                    "longer than", "table_from: a cell the printer would cut is refused");
-    const char *names[] = {"h100.csv", "h200.csv", "ours.csv", "sdpa.csv"};
-    for (int i = 0; i < 4; i++) {
+    const char *names[] = {"h100.csv", "h200.csv", "ours.csv", "sdpa.csv", "bundle.csv"};
+    for (int i = 0; i < 5; i++) {
         char path[128];
         snprintf(path, sizeof path, "%s/%s", g_dir, names[i]);
         remove(path);
