@@ -12,8 +12,8 @@
  * size is a compile-time constant too (#define THREADS 256), so nvcc had already written its
  * tree out, and at 256 threads the two kernels compile to the same SASS, instruction for
  * instruction (sm_90a, CUDA 13.0). Harris's kernel 6 gained because his kernel 5 looped on
- * blockDim.x, known only at run time. What the H100 measured: no gain (471.2 us against stage
- * 5's 471.3 us at 2^28, measured/h100.csv); the launcher picks blocks below 256 threads only for
+ * blockDim.x, known only at run time. What the H100 measured: no gain (468.4 us against stage
+ * 5's 468.3 us at 2^28, measured/h100.csv); the launcher picks blocks below 256 threads only for
  * n <= 256, so every bench size times the same code twice. */
 #include "stage.h"
 #include "reduce.h"

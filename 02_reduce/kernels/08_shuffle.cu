@@ -12,8 +12,8 @@
  * partial sums nobody needs. common/reduce.cuh has the butterfly variant (__shfl_xor_sync),
  * which leaves the sum in every lane: stages 9-10 and chapter 03 use that one.
  *
- * The grid-stride loop is stage 7's. What the H100 measured: no gain (369.9 us against stage
- * 7's 369.5 us at 2^28, measured/h100.csv). The tree this stage replaces runs once per thread,
+ * The grid-stride loop is stage 7's. What the H100 measured: no gain (365.0 us against stage
+ * 7's 365.6 us at 2^28, measured/h100.csv). The tree this stage replaces runs once per thread,
  * after a loop over ~1000 elements; the loop is unchanged (the same loads in the SASS, the same
  * 32 registers, so the same grid), and its loads in flight set the time. Stage 9 changes the
  * loop and gains. */
