@@ -4,22 +4,29 @@
 # its target), it prints the number of instructions, of FFMAs, and of FFMAs whose source
 # registers not marked .reuse include two in the same bank, taking the bank of Rn as n mod 2.
 # That model is ours, not NVIDIA's documentation; it tracks the measured speed of the tuned
-# stage's configurations (README, "Tuning notes").
-# usage: 04_sgemm/ffma_banks.sh BINARY PATTERN [ARCH]
+# stage's configurations (NOTES.md, "The FFMA order").
+# usage: 04_sgemm/ffma_banks.sh BINARY PATTERN [ARCH [SASS]]
 #   e.g. 04_sgemm/ffma_banks.sh build/bin/04_sgemm 'tuned_kernelILi128ELi256ELi8E'
 # PATTERN is a grep -E regex on the mangled name (cuobjdump -sass lists them); the first
-# matching kernel for ARCH (default sm_90a) is counted.
+# matching kernel for ARCH (default sm_90a) is counted. SASS: the binary's `cuobjdump -sass`
+# already written to a file (make test's), read instead of disassembling the binary again.
 set -eu
-bin=$1 pattern=$2 arch=${3:-sm_90a}
-if ! command -v cuobjdump >/dev/null; then
+bin=$1 pattern=$2 arch=${3:-sm_90a} sass=${4:-}
+if [ -z "$sass" ] && ! command -v cuobjdump >/dev/null; then
     echo "cuobjdump not found (pip install nvidia-cuda-cuobjdump)" >&2
     exit 2
 fi
-names=$(cuobjdump -sass -arch "$arch" "$bin" | awk '/Function :/ { print $3 }')
+# The listing of ARCH's functions: from the file, or from cuobjdump.
+listing() {
+    if [ -n "$sass" ]; then
+        awk -v a="$arch" '/^[ \t]*arch = / { on = ($3 == a) } on' "$sass"
+    else cuobjdump -sass -arch "$arch" "$bin"; fi
+}
+names=$(listing | awk '/Function :/ { print $3 }')
 sym=$(echo "$names" | grep -E -m1 -- "$pattern") ||
     { echo "no kernel matching '$pattern' for $arch in $bin" >&2; exit 2; }
 echo "$sym"
-cuobjdump -sass -arch "$arch" -fun "$sym" "$bin" 2>/dev/null | awk '
+listing 2>/dev/null | awk -v f="$sym" '/Function :/ { on = ($3 == f) } on' | awk '
     function hex(h,    v, i) {                          # strtonum is gawk-only
         v = 0
         for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1

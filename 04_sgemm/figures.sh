@@ -4,8 +4,8 @@
 #   tiling.svg          stage 8's map: block tile -> warp tiles -> one lane's 8x8 outputs
 #                       (kernels/08_warptile.cu), with stage 10's default tiles named
 #   register_banks.svg  the README's register-bank model, one run of FFMAs of configuration 7's
-#                       main loop as cuobjdump prints it, the COLS order of a k step and what the
-#                       FFMA order is worth (README, "Register banks")
+#                       main loop as cuobjdump prints it, the COLS order of a k step and the
+#                       conflicts each FFMA order counts (README, "Register banks")
 # usage: bash 04_sgemm/figures.sh
 # Every size below is the code's; if a kernel's tiles change, change them here too.
 set -eu
@@ -275,16 +275,15 @@ register_banks() {
     text 30 $((cy + 8 * s + 40)) 11.5 start "$INK" "are the order of the 128 FFMAs. Each b[j] feeds"
     text 30 $((cy + 8 * s + 56)) 11.5 start "$INK" "eight FFMAs in a row, as R68 does above."
 
-    # Panel D: what the order is worth (README's table, 8x16 tile).
+    # Panel D: the conflicts of each order (README's table, 8x16 tile).
     local dx=460 dy=474 unit=6
     local bar0=$((dx + 92))
-    text $dx $((dy - 40)) 14 start "$INK" "What the order is worth (8 x 16 tile, H100)" 'font-weight="bold"'
+    text $dx $((dy - 40)) 14 start "$INK" "The three orders (8 x 16 tile)" 'font-weight="bold"'
     text $bar0 $((dy - 8)) 11 start "$GREY" "FFMAs counted as conflicts"
-    text $((bar0 + 190)) $((dy - 8)) 11 start "$GREY" "x cuBLAS, 4096³ / 8192³"
-    local rows=("ROWS|i outer|24|0.941x / 0.945x" "COLS|j outer|18|1.003x / 1.008x" "SNAKE|rows, zigzag|22|0.978x / 0.983x")
-    local r name what pct ratio fill
+    local rows=("ROWS|i outer|24" "COLS|j outer|18" "SNAKE|rows, zigzag|22")
+    local r name what pct fill
     for k in 0 1 2; do
-        IFS='|' read -r name what pct ratio <<<"${rows[$k]}"
+        IFS='|' read -r name what pct <<<"${rows[$k]}"
         y=$((dy + 8 + k * 40))
         fill='#b7b7b7'
         [ "$name" = COLS ] && fill='#4a4a4a'
@@ -292,11 +291,10 @@ register_banks() {
         text $dx $((y + 27)) 10.5 start "$GREY" "$what"
         rect $bar0 $y $((pct * unit)) 22 "$fill" none 0
         text $((bar0 + pct * unit + 6)) $((y + 16)) 12 start "$INK" "$pct %"
-        text $((bar0 + 190)) $((y + 16)) 12 start "$INK" "$ratio"
     done
-    text $dx $((dy + 152)) 11.5 start "$INK" "COLS is the order configuration 7 uses. Counts and"
-    text $dx $((dy + 168)) 11.5 start "$INK" "ratios: the README's table in \"Register banks\""
-    text $dx $((dy + 184)) 11.5 start "$INK" "(ffma_banks.sh; ratios from the H100 sweep)."
+    text $dx $((dy + 152)) 11.5 start "$INK" "COLS, the order configuration 7 uses, has the fewest"
+    text $dx $((dy + 168)) 11.5 start "$INK" "and measured the fastest. Counts: the README's table"
+    text $dx $((dy + 184)) 11.5 start "$INK" "in \"Register banks\" (ffma_banks.sh)."
 
     line 30 $((H - 42)) $((W - 30)) $((H - 42)) "$RULE" 1
     text 30 $((H - 22)) 11 start "$GREY" "Registers as ptxas assigned them in this build (sm_90a, CUDA 13.0); another compiler version may assign others. ffma_banks.sh counts any build."

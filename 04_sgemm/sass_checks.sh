@@ -13,7 +13,7 @@ if ! grep -q "arch = sm_90a" "$sass"; then
     exit 0
 fi
 conflicts() { # order number -> conflicting FFMAs in the main loop of configuration 7's tiles
-    bash "$here/ffma_banks.sh" "$bin" "${tiles}$1ELb1ELb1E" sm_90a 2>&1 |
+    bash "$here/ffma_banks.sh" "$bin" "${tiles}$1ELb1ELb1E" sm_90a "$sass" 2>&1 |
         sed -n 's/.*, \([0-9]*\) FFMA with a bank conflict.*/\1/p'
 }
 cols=$(conflicts 1)

@@ -22,7 +22,7 @@
  *    clamped, zero-filling load_tile is left to edge blocks and the last slices.
  *  - The FFMA order (ffma_order): the same products in another order make ptxas assign
  *    registers so that fewer FFMAs read two registers from the same bank. Worth 6 points of
- *    cuBLAS with 8x16 thread tiles, 9 with 8x8 (README, "Register banks").
+ *    cuBLAS with 8x16 thread tiles, 9 with 8x8 (NOTES.md, "The FFMA order").
  *  - Tile sizes per shape, chosen at run time from pre-instantiated configurations (table
  *    CONFIGS below) by how well their tiles fill the SMs (auto_score). SGEMM_CONFIG=N in the
  *    environment forces configuration N (1..21) for every shape, so one GPU run per value
@@ -366,13 +366,13 @@ static const tuned_config CONFIGS[] = {
     /* 4 */ CONFIG(64, 64, 8, 32, 32, 4, 8, 3, 4, SNAKE, false, "64x64x8, 128 thr, 4x8"),
     /* 5 */ CONFIG(128, 256, 16, 64, 64, 8, 16, 3, 1, COLS, false, "128x256x16, 256 thr, 8x16"),
     /* 6 */ CONFIG(128, 128, 16, 64, 64, 8, 16, 3, 2, COLS, false, "128x128x16, 128 thr, 8x16"),
-    /* Hypotheses after the first sweep (README, "Tuning notes"). */
+    /* Hypotheses after the first sweep (NOTES.md, "How the configuration table grew"). */
     /* 7 */ CONFIG(128, 256, 8, 64, 64, 8, 16, 3, 1, COLS, true, "2 with fast copies"),
     /* 8 */ CONFIG(128, 128, 8, 64, 64, 8, 16, 3, 2, COLS, true, "3 with fast copies"),
     /* 9 */ CONFIG(128, 256, 8, 64, 32, 8, 8, 3, 1, SNAKE, true, "128x256x8, 512 thr, 8x8, fast"),
     /* 10 */ CONFIG(128, 128, 16, 64, 32, 8, 8, 3, 2, SNAKE, true, "128x128x16, 256 thr, 8x8"),
     /* 11 */ CONFIG(128, 256, 16, 64, 32, 8, 8, 3, 1, SNAKE, true, "128x256x16, 512 thr, 8x8"),
-    /* Hypotheses after the second sweep (README, "Tuning notes"). */
+    /* Hypotheses after the second sweep (NOTES.md, "How the configuration table grew"). */
     /* 12 */ CONFIG(128, 128, 16, 64, 32, 8, 8, 4, 2, SNAKE, true, "10 with 4 stages"),
     /* 13 */ CONFIG(128, 128, 16, 32, 64, 8, 8, 3, 2, SNAKE, true, "10 with 32x64 warp tiles"),
     /* Hypotheses after the third sweep: 8x16 tiles again, now that fast copies are cheap. */
@@ -388,7 +388,7 @@ static const tuned_config CONFIGS[] = {
 };
 #define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
 /* The choice for SGEMM_CONFIG=0 (or unset). Each candidate has a speed: its ratio to cuBLAS on
- * large squares, where every SM is busy (H100 sweep, README "Tuning notes"). A shape then scores
+ * large squares, where every SM is busy (H100 sweep, NOTES.md). A shape then scores
  * speed x use, where use is the share of the SMs' time the tiles fill: the grid runs in rounds
  * of one block per SM, so a shape needs ceil(tiles / SMs) of them, and an SM that holds per_sm
  * blocks at once does per_sm rounds in the time of one. Big tiles with one block per SM are the
