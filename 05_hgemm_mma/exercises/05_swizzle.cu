@@ -15,7 +15,7 @@
  *  - On the GPU: the ncu command in that section, with your kernel's name in -k and
  *    --kernel ex_swizzle. Compare l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum with
  *    4 x smsp__inst_executed_op_ldsm.sum (an ldmatrix.x4 without conflicts is 4 wavefronts):
- *    ours is 0.4% above it (README, Results, the ncu table); unswizzled 128-byte rows would be
+ *    ours is 0.4% above it (NOTES.md, the ncu counts); unswizzled 128-byte rows would be
  *    8x it. Do not take l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum as the proof:
  *    it is non-zero for our conflict-free kernel too.
  *  - 3 stages of 128x64 + 128x64 halves are 96 KiB (HGEMM_SMEM_SWIZZLE).

@@ -15,7 +15,7 @@
  * derived__memory_l1_wavefronts_shared_excessive (per instruction, from the addresses) should
  * be 0. The hardware counter l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld is not: most
  * likely it also counts ldmatrix wavefronts that lost the banks to cp.async fills (H100,
- * 4096^3, the README's ncu table: 203,132, 0.4% of the 50.3M ldmatrix wavefronts; a real 8-way
+ * 4096^3, the ncu counts in NOTES.md: 203,132, 0.4% of the 50.3M ldmatrix wavefronts; a real 8-way
  * conflict would add 352M). Stage 4's padded layout is conflict-free for ldmatrix too, but
  * this one needs no padding. The README has the bank arithmetic.
  *

@@ -6,7 +6,8 @@
  *    barrier sits) instantiated eight times; the launcher picks one per problem size (a
  *    128x256 tile leaves most of the 132 SMs idle when there are few tiles, so small problems
  *    get 128x128 tiles and two blocks per SM), or the one named by the environment variable
- *    HGEMM_CONFIG (README, "Tuning notes"), read once. Configurations 4-7 are experiments.
+ *    HGEMM_CONFIG (README, "Tuning notes"), read once. Configurations 4-7 were experiments;
+ *    5 won, and is the size-class rule's choice for big tiles.
  *  - The epilogue: the fp32 accumulators are rounded to fp16 and written to shared memory (the
  *    pipeline's buffers, free by then), then each thread stores whole 16-byte chunks of C rows:
  *    full 128-byte lines per 8 threads instead of 4-byte scattered stores. SASS: STS, LDS.128,
@@ -279,8 +280,8 @@ static void launch_config(const f16_t *A, const f16_t *B, f16_t *C, int M, int N
     }
 
 /* HGEMM_CONFIG=0..7 (README, "Tuning notes"). 3 is the smallest: the fallback on GPUs with less
- * shared memory (sm_89: 99 KiB per block). 4-7 are experiments, each against one hypothesis
- * (README); the size-class rule picks 5, 0 or 3. */
+ * shared memory (sm_89: 99 KiB per block). 4-7 were experiments, each against one hypothesis
+ * (README; the sweep's ratios in NOTES.md); the size-class rule picks 5, 0 or 3. */
 static const hgemm_config CONFIGS[] = {
     CONFIG(128, 256, 2, 4, 3, 1, 64, false), /* 0: 128x256x64, 8 warps of 64x64, 3 st, 144 KiB */
     CONFIG(256, 128, 4, 2, 3, 1, 64, false), /* 1: 256x128x64, 8 warps of 64x64, 3 st, 144 KiB */
@@ -309,8 +310,8 @@ extern "C" int STAGE(hgemm_final)(const f16_t *A, const f16_t *B, f16_t *C, int 
     int pick = forced;
     if (pick < 0) {
         /* Size class: big tiles when they fill at least 3/4 of a wave, else 128x128. Among the
-         * big ones, 5 (BK = 128, 2 stages) measured fastest on the H100 at 2048-8192 (README,
-         * "Tuning notes"); where its 192 KiB do not fit (A100: 164 KiB), 0; on sm_89, the fallback. */
+         * big ones, 5 (BK = 128, 2 stages) measured fastest on the H100 at 2048-8192 (NOTES.md,
+         * the sweep); where its 192 KiB do not fit (A100: 164 KiB), 0; on sm_89, the fallback. */
         long big_tiles = (long)blocks_for(M, 128) * blocks_for(N, 256);
         pick = 4 * big_tiles >= 3L * sms ? (CONFIGS[5].smem <= optin ? 5 : 0) : 3;
     }
