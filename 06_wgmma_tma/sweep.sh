@@ -8,6 +8,8 @@
 # (stage 8's 2x2 clusters: each tile forced, and the picked one, with GEMM06_FINAL_CLUSTER=2x2;
 # the 2x1 lines to compare with are final's).
 # Each line of a table is one run of the chapter binary with cuBLAS timed beside the stage.
+# The README's tables read these CSVs gathered into one file by common/csv_bundle.sh
+# (measured/sweeps_h100.csv, a run each, named as the CSV: depth2, final_tile128x256, ...).
 set -u
 bin=${BIN:-build/bin/06_wgmma_tma}
 out=${1:-results/sweep06}
