@@ -452,7 +452,7 @@ static int launch_tiles07(const e4m3_t *A, const e4m3_t *B, const float *scale_a
 
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
  * round is one unit on every cluster (a pair of tiles, or one tile alone). Rates:
- * TFLOPS of each tile forced at 8192^3 on an H100 (07_fp8_gemm/sweep.sh; measured/sweeps_h100).
+ * TFLOPS of each tile forced at 8192^3 on an H100 (sweep.sh; measured/sweeps_h100 at f22a6c9).
  * GEMM07_FINAL_TILE=128x128 or 64x128 forces one (read once); any other value is refused. */
 enum { TILE_64 = 1, TILE_128 = 2, TILE_BAD = 0 };
 

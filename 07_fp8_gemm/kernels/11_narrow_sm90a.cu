@@ -597,7 +597,7 @@ static int launch_narrow07(const e4m3_t *A, const e4m3_t *B, const float *scale_
 /* The tile, as chapter 06's stage 8 picks it: the fewest rounds x tile area / rate, where a
  * round is one unit on every cluster. Tiles (consumers x bands of 64 rows each):
  * 256 x 128 (2 x 2), 128 x 128 (2 x 1), 64 x 128 (1 x 1). Rates: TFLOPS of each tile forced at
- * 8192^3 on an H100 (07_fp8_gemm/sweep.sh, 2026-11-23; measured/sweeps_h100), but the wide
+ * 8192^3 on an H100 (sweep.sh, 2026-11-23; measured/sweeps_h100 at f22a6c9), but the wide
  * tile's (below). GEMM07_FINAL_TILE=256x128a (the wide tile, A shared), 128x128, 64x128,
  * 64x64, 64x32 or 64x16 forces one (read once); any other value is refused. The narrow ones
  * (narrow_tile) are picked before the rule, at M <= 128. */
