@@ -2,7 +2,7 @@
  * registers), a producer warpgroup and two consumer warpgroups.
  *
  * What changes from stage 4, and why it is faster (H100: 1.21-1.65x stage 4 at N >= 2048, 0.78-0.96x
- * PyTorch's cuDNN backend; 08_flash_attn/measured/h100_stage5_vs_sdpa.md):
+ * PyTorch's cuDNN backend; 08_flash_attn/measured/h100_stage5.csv and h100_stage5_sdpa.csv):
  *  - wgmma instead of mma.sync. On an H100 mma.sync m16n8k16 tops out near 660 dense fp16
  *    TFLOPS (about two thirds of the tensor cores' 989), and stage 4 reaches 360-380 at D = 128.
  *    wgmma is the instruction that runs them at full rate: one m64nNk16 per warpgroup, its B

@@ -27,13 +27,13 @@
  * change measured -3.8% and -2.6% causal (8 x 16 x 2048, H200) and nothing non-causal, so D = 64
  * keeps the store from registers (O_BY_TMA_AT).
  *
- * Cross-item pipelining. Measured before it (H100,
- * 08_flash_attn/measured/h100_stage6p_vs_sdpa.md): 0.984-0.995x cuDNN at 8 x 16 x 2048,
+ * Cross-item pipelining. Measured before it (H100, git show
+ * f22a6c9:08_flash_attn/measured/h100_stage6p_vs_sdpa.md): 0.984-0.995x cuDNN at 8 x 16 x 2048,
  * D = 128, non-causal (641 against 651 TFLOPS), >= 1.01x at N >= 4096. Measured with it (H100,
  * two alternating runs, measured/h100_stage6p_ab.md): +1.1% at D = 128 at every N (8 x 16 x 2048:
  * 634 -> 642 TFLOPS), at D = 64 between -3.4% (8 x 16 x 2048 causal) and +3% (1 x 16 x 16384);
  * against cuDNN in the same session 1.000x and 1.001x at 8 x 16 x 2048, D = 128, non-causal
- * (H200: 1.010x and 1.007x; h100_ and h200_stage6x_vs_sdpa.md). Each item has only 16
+ * (H200: 1.010x and 1.007x; h100_ and h200_stage6x_vs_sdpa.md at f22a6c9). Each item has only 16
  * key tiles there, and at every item boundary a consumer ran its last P V outside the turns,
  * stored O, then ran the next item's tile 0 alone (S_0 issued and waited for, its softmax with
  * nothing of its own under it): about one turn's bubble an item. Now, when a consumer has a next
@@ -66,10 +66,10 @@
  * 16 when causal). Every block paid, with the SM's tensor cores idle, its prologue (the Q load,
  * the first K load, tile 0's S alone, nothing to overlap it with) and its epilogue (the last
  * P V alone, the store from registers); at N >= 4096, twice the key tiles or more a block,
- * that cost is spread thinner. Measured (H100, same session, 08_flash_attn/measured/
- * h100_stage6p_vs_sdpa.md against h100_stage6_vs_sdpa.md): at 8 x 16 x 2048, D = 128, 612 ->
- * 641 TFLOPS (fp16) and 491 -> 548 causal; D = 64, 435 -> 456 and 346 -> 396 causal; at
- * N >= 4096 causal gains 5-8% and non-causal stays within noise at D = 128. Now:
+ * that cost is spread thinner. Measured (H100, same session, git show f22a6c9:08_flash_attn/
+ * measured/h100_stage6p_vs_sdpa.md against h100_stage6_vs_sdpa.md): at 8 x 16 x 2048,
+ * D = 128, 612 -> 641 TFLOPS (fp16) and 491 -> 548 causal; D = 64, 435 -> 456 and 346 -> 396
+ * causal; at N >= 4096 causal gains 5-8% and non-causal stays within noise at D = 128. Now:
  *  - The grid is one block per SM (fewer if as many rounds of work allow: fa3_grid), and each
  *    block loops over work items (pair, q tile). Its producer runs ahead across items: the next
  *    item's Q and first K and V load while the consumers finish the current one (its last
@@ -103,8 +103,8 @@
  *    cross-item pipelining, at the boundary turn: m', l' fresh, O = 0 after the store).
  *
  * What changes from stage 5, and why it is faster (measured before persistence, H100: 1.08-1.18x
- * stage 5, 0.92-1.14x PyTorch's cuDNN backend at N >= 2048;
- * 08_flash_attn/measured/h100_stage6_vs_sdpa.md):
+ * stage 5, 0.92-1.14x PyTorch's cuDNN backend at N >= 2048; git show
+ * f22a6c9:08_flash_attn/measured/h100_stage6_vs_sdpa.md):
  *  - Stage 5 waits for each wgmma batch before using its result: a consumer issues S = Q K^T,
  *    waits, does the softmax (FFMA, MUFU.EX2, shuffles: no tensor-core work), issues P V,
  *    waits. While it does the softmax the tensor cores have only the other consumer's work,
