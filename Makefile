@@ -8,10 +8,16 @@ CC        := gcc
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
 BUILD     := build
 
-# The chapters: every NN_topic directory. CHAPTERS="06_wgmma_tma ..." on the command line builds
-# and tests only those; the rules of every chapter exist either way (06 links an object of 05).
+# The chapters: every NN_topic directory. CHAPTERS="06_wgmma_tma 07" on the command line builds
+# and tests only those (a chapter by its folder's name or its number); the rules of every chapter
+# exist either way (06 links an object of 05). A word that names no chapter stops here, with the
+# names that do.
 ALL_CHAPTERS := $(sort $(wildcard [0-9][0-9]_*))
 CHAPTERS := $(ALL_CHAPTERS)
+override CHAPTERS := $(foreach c,$(CHAPTERS),$(or $(filter $(c) $(c)_%,$(ALL_CHAPTERS)),$(c)))
+BAD_CHAPTERS := $(filter-out $(ALL_CHAPTERS),$(CHAPTERS))
+$(if $(BAD_CHAPTERS),$(error CHAPTERS=$(BAD_CHAPTERS): no such chapter; the chapters are \
+     $(ALL_CHAPTERS) (or their numbers: $(foreach c,$(ALL_CHAPTERS),$(firstword $(subst _, ,$(c)))))))
 
 # Parallel by default: a first build compiles every stage for up to three architectures, one
 # nvcc per core. `make -j1` (or any -j) on the command line still wins.
@@ -68,9 +74,9 @@ $(if $(and $(filter compare-%,$(MAKECMDGOALS)),$(filter ex_%,$(KERNEL))),\
 # each), and only then stamped: a typo such as ARCH=sm_99 stops here with the valid values,
 # instead of rewriting the stamp, failing in nvcc, and costing a rebuild of every object at the
 # next make. nvcc is asked only when the stamp would change (a first build, a new ARCH), and
-# make help and make clean neither ask it nor touch the stamp.
+# make help, clean, plots and tables (which build no kernel) neither ask it nor touch the stamp.
 ARCH_STAMP := $(BUILD)/arch.stamp
-NO_BUILD_GOALS := help clean
+NO_BUILD_GOALS := help clean plots tables
 ifneq ($(if $(MAKECMDGOALS),$(filter-out $(NO_BUILD_GOALS),$(MAKECMDGOALS)),all),)
 ifneq ($(shell cat $(ARCH_STAMP) 2>/dev/null),$(ARCH))
 $(if $(shell command -v $(NVCC)),,$(error nvcc not found ($(NVCC)): put the CUDA Toolkit's bin/ \
@@ -85,6 +91,10 @@ $(if $(ARCH_REFUSED),$(error ARCH=$(ARCH): this nvcc cannot build $(ARCH_REFUSED
 $(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(shell mkdir -p $(BUILD) && echo "$(ARCH)" >$(ARCH_STAMP)))
 endif
 endif
+# The stamp is written above, as the Makefile is read; this rule is for make -n alone, which
+# writes nothing: on a fresh clone it then shows the stamp and every object as to be made.
+$(ARCH_STAMP):
+	@mkdir -p $(@D) && echo "$(ARCH)" >$@
 
 # Quiet by default: one line per file, "  NVCC  06_wgmma_tma/kernels/03_pipeline_sm90a.cu [sm_90a]",
 # "  CC    common/args.c", "  LINK  build/bin/06_wgmma_tma"; make V=1 prints every command in
@@ -111,13 +121,16 @@ LDLIBS    := -lcublasLt -lcublas -lm
 # run by common/ab.sh) are a stage compiled with one of its documented switches.
 NVCCFLAGS += $(DEFINES)
 
-COMMON_C    := $(wildcard common/*.c)
+# from_csv_main.c is the main() of build/bin/from_csv, not a piece of the chapters' harness.
+COMMON_C    := $(filter-out common/from_csv_main.c,$(wildcard common/*.c))
 COMMON_CU   := $(wildcard common/*.cu)
 COMMON_OBJS := $(COMMON_C:%.c=$(BUILD)/%.o) $(COMMON_CU:%.cu=$(BUILD)/%.o)
 HOST_OBJS   := $(BUILD)/common/arch.o $(BUILD)/common/plot.o $(BUILD)/common/table_from.o $(BUILD)/common/args.o $(BUILD)/common/stats.o $(BUILD)/common/table.o \
                $(BUILD)/common/convert.o $(BUILD)/common/tensor_map.o
 
 BINS        := $(CHAPTERS:%=$(BUILD)/bin/%)
+# README tables and charts from saved CSVs, with no chapter built (make tables, make plots).
+FROM_CSV    := $(BUILD)/bin/from_csv
 SOLVED_BINS := $(CHAPTERS:%=$(BUILD)/bin/%.solved)
 # The solved builds (every stage compiled again as its own exercise) are only ever run on a GPU:
 # without one, make test leaves them out and tests/run.sh counts their tests as skipped.
@@ -144,12 +157,13 @@ help:
 	@echo "                     option of build/bin/NN_topic --help). A failing binary's exit code is"
 	@echo "                     make's \"Error N\" (3: no usable GPU); make itself then exits 2"
 	@echo "make check-NN        check your exercises at the test shapes: PASS, FAIL or TODO (KERNEL=ex_name)"
-	@echo "make test            build, unit tests, SASS checks, and on a GPU every kernel at the test shapes"
+	@echo "make test            build, unit tests, SASS checks, documents, and on a GPU every kernel at"
+	@echo "                     the test shapes; the groups run in parallel (TEST_JOBS=N: at most N)"
 	@echo "make bench           every chapter's benchmark sweep into results/NN_topic.{md,csv}"
 	@echo "make plots           the charts the READMEs show: NN_topic/measured/*.svg from the CSVs beside"
-	@echo "                     them (no GPU needed)"
-	@echo "make tables          the README tables between <!-- table: ... --> markers, from the"
-	@echo "                     measured CSVs (no GPU needed; make test fails where one differs)"
+	@echo "                     them (no GPU, no chapter built: build/bin/from_csv draws them)"
+	@echo "make tables          the README and NOTES.md tables between <!-- table: ... --> markers, from"
+	@echo "                     the measured CSVs (no GPU, no chapter built; make test fails where one differs)"
 	@echo "make sanitize-NN     compute-sanitizer memcheck and racecheck at small shapes (KERNEL=name)"
 	@echo "make compare-NN KERNEL=name   your ex_name kernel beside our stage name (give it without ex_):"
 	@echo "                     registers, shared and local memory, SASS counts, hints (no GPU needed),"
@@ -157,7 +171,9 @@ help:
 	@echo "make profile-NN KERNEL=name   Nsight Compute on one kernel"
 	@echo "make clean           remove build/"
 	@echo "NN: $(CHAPTER_NUMBERS) ($(CHAPTERS))"
-	@echo "options: ARCH=sm_NN (one architecture: sm_80, sm_86, sm_89, sm_90a, sm_120, ...; default:"
+	@echo "options: CHAPTERS=\"02 07\" (make, test, bench, plots and tables on those chapters only,"
+	@echo "         each by its number or folder name),"
+	@echo "         ARCH=sm_NN (one architecture: sm_80, sm_86, sm_89, sm_90a, sm_120, ...; default:"
 	@echo "         this machine's GPU, or sm_80 sm_89 sm_90a without one: now $(ARCH)), ARCH=all,"
 	@echo "         NVCC=/path/to/nvcc, -jN (default: all cores), V=1 (every command in full)"
 	@echo "The SASS checks of make test and make compare-NN need cuobjdump and nvdisasm, which some"
@@ -297,7 +313,7 @@ $(BUILD)/tests/%.cubin: tests/%.cu $(wildcard common/ptx/*.cuh)
 	$(Q)$(NVCC) $(NVCCFLAGS) -cubin -gencode=arch=compute_90a,code=sm_90a $< -o $@
 
 # NVCC goes along for the Makefile's own tests in run.sh, which run make without this one's flags.
-test: $(BINS) $(TEST_SOLVED) $(TEST_PROGS) $(PTX_CUBINS)
+test: $(BINS) $(TEST_SOLVED) $(TEST_PROGS) $(PTX_CUBINS) $(FROM_CSV)
 	@NVCC='$(NVCC)' bash tests/run.sh $(CHAPTERS)
 
 bench: $(BINS)
@@ -306,14 +322,22 @@ bench: $(BINS)
 
 # The ladder charts the READMEs show (no GPU needed): each NN_topic/measured/NAME.svg that the
 # chapter's README names, drawn from NAME.csv beside it, and no other (common/plots.sh reads the
-# list from the READMEs; make test draws the same into a scratch folder and compares).
-plots: $(BINS)
-	@BUILD=$(BUILD) bash common/plots.sh $(CHAPTERS)
+# list from the READMEs; make test draws the same into a scratch folder and compares). Drawn by
+# build/bin/from_csv: a few seconds on a fresh clone, no chapter built.
+plots: $(FROM_CSV)
+	@FROM_CSV=$(FROM_CSV) bash common/plots.sh $(CHAPTERS)
 
 # The README tables: each block between <!-- table: CSV OPTIONS --> and <!-- /table --> printed
-# again by --table-from (no GPU needed; common/readme_tables.sh, docs/design.md "README tables").
-tables: $(BUILD)/bin/$(firstword $(CHAPTERS))
-	@bash common/readme_tables.sh $< README.md $(CHAPTERS:%=%/README.md)
+# again by --table-from (no GPU needed; common/readme_tables.sh, docs/design.md "README tables"),
+# in the top README and each chapter's README.md and NOTES.md.
+tables: $(FROM_CSV)
+	@bash common/readme_tables.sh $< README.md $(foreach c,$(CHAPTERS),$(c)/README.md $(wildcard $(c)/NOTES.md))
+
+$(FROM_CSV): $(BUILD)/common/from_csv_main.o $(BUILD)/common/table_from.o $(BUILD)/common/plot.o \
+             $(BUILD)/common/table.o $(BUILD)/common/args.o
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)$(CC) -o $@ $^ -lm
 
 clean:
 	rm -rf $(BUILD)

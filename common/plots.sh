@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # The README charts (make plots): for each chapter, the measured/*.svg that its README shows or
-# links, each drawn by the chapter binary (--plot-from, no GPU needed) from the CSV of the same
-# name beside it; no other chart. The list is read from the README itself each time, so a chart
-# that is added, moved or dropped there is drawn, moved or dropped here without a second list to
-# keep in step. measured/ also holds CSVs that no chart shows (other runs, other tables: some with
-# no "kernel" column at all, such as 08's PyTorch timings); they are not drawn.
+# links, each drawn by build/bin/from_csv (--plot-from, no GPU and no chapter needed) from the CSV
+# of the same name beside it; no other chart. The list is read from the README itself each time,
+# so a chart that is added, moved or dropped there is drawn, moved or dropped here without a
+# second list to keep in step. measured/ also holds CSVs that no chart shows (other runs, other
+# tables: some with no "kernel" column at all, such as 08's PyTorch timings); they are not drawn.
 #   bash common/plots.sh [--out DIR] [--list] CHAPTER...
 #   --out DIR  write DIR/NN_topic/measured/NAME.svg instead of over the committed chart (the test
 #              in tests/run.sh draws there and compares with the committed files)
 #   --list     print the charts' paths (NN_topic/measured/NAME.svg), one a line; draw nothing
-# Prints each chart written. Exit 0, or 2 when a README names a chart without its CSV or a
-# binary is missing, or 1 when a chart could not be drawn.
+# FROM_CSV names the drawing program (default build/bin/from_csv: make build/bin/from_csv).
+# Prints each chart written. Exit 0, or 2 when a README names a chart without its CSV or the
+# program is missing, or 1 when a chart could not be drawn.
 set -u
-BUILD=${BUILD:-build}
+FROM_CSV=${FROM_CSV:-${BUILD:-build}/bin/from_csv}
 out="" list=0
 while [ $# -gt 0 ]; do
     case $1 in
@@ -37,15 +38,14 @@ for ch in "$@"; do
     for svg in $(charts_of "$ch"); do
         if [ $list = 1 ]; then echo "$svg"; continue; fi
         csv=${svg%.svg}.csv
-        bin=$BUILD/bin/$ch
         if [ ! -f "$csv" ]; then
             echo "plots: $ch/README.md shows $svg, but $csv is not there" >&2
             rc=2; continue
         fi
-        if [ ! -x "$bin" ]; then echo "plots: $bin not built (make $bin)" >&2; rc=2; continue; fi
+        if [ ! -x "$FROM_CSV" ]; then echo "plots: $FROM_CSV not built (make $FROM_CSV)" >&2; rc=2; continue; fi
         dest=${out:+$out/}$svg
         mkdir -p "$(dirname "$dest")"
-        if "$bin" --plot-from "$csv" --plot "$dest"; then echo "$dest"
+        if "$FROM_CSV" --plot-from "$csv" --plot "$dest"; then echo "$dest"
         else [ $rc != 0 ] || rc=1; fi
     done
 done
