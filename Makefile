@@ -58,8 +58,8 @@ CHAPTER_NUMBERS := $(foreach c,$(ALL_CHAPTERS),$(firstword $(subst _, ,$(c))))
 # A per-chapter target with a number that is no chapter (make run-9, check-99) stops here, before
 # anything is built, with the forms that exist (make's own answer, "No rule to make target",
 # says neither).
-BAD_GOAL := $(firstword $(filter-out $(foreach t,run check sanitize compare profile,$(CHAPTER_NUMBERS:%=$(t)-%)), \
-                          $(filter run-% check-% sanitize-% compare-% profile-%,$(MAKECMDGOALS))))
+BAD_GOAL := $(firstword $(filter-out $(foreach t,run check sanitize compare profile diff,$(CHAPTER_NUMBERS:%=$(t)-%)), \
+                          $(filter run-% check-% sanitize-% compare-% profile-% diff-%,$(MAKECMDGOALS))))
 BAD_VERB := $(firstword $(subst -, ,$(BAD_GOAL)))
 $(if $(BAD_GOAL),$(error make $(BAD_GOAL): no such chapter; the chapters are \
      $(foreach c,$(ALL_CHAPTERS),$(BAD_VERB)-$(firstword $(subst _, ,$(c))) ($(c)))))
@@ -74,9 +74,10 @@ $(if $(and $(filter compare-%,$(MAKECMDGOALS)),$(filter ex_%,$(KERNEL))),\
 # each), and only then stamped: a typo such as ARCH=sm_99 stops here with the valid values,
 # instead of rewriting the stamp, failing in nvcc, and costing a rebuild of every object at the
 # next make. nvcc is asked only when the stamp would change (a first build, a new ARCH), and
-# make help, clean, plots and tables (which build no kernel) neither ask it nor touch the stamp.
+# make help, clean, plots, tables, progress, next and diff-NN (which build no kernel themselves:
+# progress compiles a written exercise through a make of its own) neither ask it nor touch the stamp.
 ARCH_STAMP := $(BUILD)/arch.stamp
-NO_BUILD_GOALS := help clean plots tables
+NO_BUILD_GOALS := help clean plots tables progress next $(CHAPTER_NUMBERS:%=diff-%)
 ifneq ($(if $(MAKECMDGOALS),$(filter-out $(NO_BUILD_GOALS),$(MAKECMDGOALS)),all),)
 ifneq ($(shell cat $(ARCH_STAMP) 2>/dev/null),$(ARCH))
 $(if $(shell command -v $(NVCC)),,$(error nvcc not found ($(NVCC)): put the CUDA Toolkit's bin/ \
@@ -117,6 +118,9 @@ SPILLS_FATAL := $(if $(filter all sm_80 sm_89 sm_90a,$(ARCH)),-Xptxas -warn-spil
 NVCCFLAGS := -std=c++17 -O3 -lineinfo -MMD -MP -Icommon --Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror $(SPILLS_FATAL)
 LDLIBS    := -lcublasLt -lcublas -lm
+# Chapter binaries export their functions' names, so that --launchers can name the function each
+# row calls (make progress finds an exercise's file by it).
+EXPORT_DYNAMIC := -Xlinker --export-dynamic
 # DEFINES="-DNAME ...": macros for nvcc. The chapters' A/B variants (NN_topic/ab.list, built and
 # run by common/ab.sh) are a stage compiled with one of its documented switches.
 NVCCFLAGS += $(DEFINES)
@@ -142,7 +146,8 @@ PTX_CUBINS  := $(patsubst tests/%.cu,$(BUILD)/tests/%.cubin,$(wildcard tests/*_w
 TEST_PROGS  := $(BUILD)/bin/test_harness $(BUILD)/bin/test_fp8_convert $(BUILD)/bin/test_gemm_ref \
                $(BUILD)/bin/test_hopper
 
-.PHONY: all help test bench plots tables clean $(foreach c,$(ALL_CHAPTERS),run-$(firstword $(subst _, ,$(c))) \
+.PHONY: all help test bench plots tables clean progress next $(foreach c,$(ALL_CHAPTERS),run-$(firstword $(subst _, ,$(c))) \
+        diff-$(firstword $(subst _, ,$(c))) \
         check-$(firstword $(subst _, ,$(c))) sanitize-$(firstword $(subst _, ,$(c))) \
         compare-$(firstword $(subst _, ,$(c))) \
         profile-$(firstword $(subst _, ,$(c))))
@@ -156,6 +161,10 @@ help:
 	@echo "                     (KERNEL=\"float4 ex_float4\": only those rows; ARGS=\"--n 2^24\": any"
 	@echo "                     option of build/bin/NN_topic --help). A failing binary's exit code is"
 	@echo "                     make's \"Error N\" (3: no usable GPU); make itself then exits 2"
+	@echo "make next            the first exercise not passed: the idea, the section to read, the file to"
+	@echo "                     edit, the command that checks it (start here, and come back here)"
+	@echo "make progress        every exercise in course order: TODO, written, PASS or FAIL; how many done"
+	@echo "make diff-NN STAGE=k our stage k against the stage it builds on: the one idea it adds"
 	@echo "make check-NN        check your exercises at the test shapes: PASS, FAIL or TODO (KERNEL=ex_name)"
 	@echo "make test            build, unit tests, SASS checks, documents, and on a GPU every kernel at"
 	@echo "                     the test shapes; the groups run in parallel (TEST_JOBS=N: at most N)"
@@ -218,12 +227,12 @@ $(1)_SOLVED := $(BUILD)/$(1)/driver.o $$($(1)_KERNEL_OBJS) $$($(1)_KERNEL_SRC:$(
 $(BUILD)/bin/$(1): $$($(1)_OBJS) $(COMMON_OBJS)
 	@mkdir -p $$(@D)
 	$$(call say,LINK,$$@)
-	$$(Q)$(NVCC) -o $$@ $$^ $(LDLIBS)
+	$$(Q)$(NVCC) -o $$@ $$^ $(LDLIBS) $(EXPORT_DYNAMIC)
 
 $(BUILD)/bin/$(1).solved: $$($(1)_SOLVED) $(COMMON_OBJS)
 	@mkdir -p $$(@D)
 	$$(call say,LINK,$$@)
-	$$(Q)$(NVCC) -o $$@ $$^ $(LDLIBS)
+	$$(Q)$(NVCC) -o $$@ $$^ $(LDLIBS) $(EXPORT_DYNAMIC)
 
 $(BUILD)/$(1)/driver.o: $(1)/driver.c
 	@mkdir -p $$(@D)
@@ -252,6 +261,10 @@ sanitize-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	@echo "compute-sanitizer on our kernels at the --quick shapes; library rows left out (--no-library)"
 	compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick --no-library $$(KERNEL_ARGS) $$(ARGS)
 	compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/bin/$(1) --test --quick --no-library $$(KERNEL_ARGS) $$(ARGS)
+
+# our stage STAGE against the stage it builds on (common/progress.sh diff); no build.
+diff-$(firstword $(subst _, ,$(1))):
+	@bash common/progress.sh diff $(1) "$$(STAGE)"
 
 compare-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	@test -n "$$(KERNEL)" || { echo "usage: make compare-$(firstword $(subst _, ,$(1))) KERNEL=name (see $(BUILD)/bin/$(1) --list)"; exit 2; }
@@ -326,6 +339,14 @@ bench: $(BINS)
 # build/bin/from_csv: a few seconds on a fresh clone, no chapter built.
 plots: $(FROM_CSV)
 	@FROM_CSV=$(FROM_CSV) bash common/plots.sh $(CHAPTERS)
+
+# The learner's path (common/progress.sh): every exercise's state, and the next one to do. They
+# compile only the exercises written (each alone), and on a GPU link and check their chapters.
+progress:
+	@BUILD=$(BUILD) bash common/progress.sh progress $(if $(filter command line,$(origin CHAPTERS)),$(CHAPTERS))
+
+next:
+	@BUILD=$(BUILD) bash common/progress.sh next $(if $(filter command line,$(origin CHAPTERS)),$(CHAPTERS))
 
 # The README tables: each block between <!-- table: CSV OPTIONS --> and <!-- /table --> printed
 # again by --table-from (no GPU needed; common/readme_tables.sh, docs/design.md "README tables"),

@@ -173,6 +173,8 @@ int args_parse(run_args *a, int argc, char **argv, int nsizes, const char *const
             a->library_off = true;
         } else if (!strcmp(arg, "--sass-spec")) {
             a->mode = MODE_SASS_SPEC;
+        } else if (!strcmp(arg, "--launchers")) {
+            a->mode = MODE_LAUNCHERS;
         } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             a->mode = MODE_HELP;
         } else {

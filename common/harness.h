@@ -86,6 +86,7 @@ typedef enum {
     MODE_BENCH,    /* the chapter's benchmark sweep */
     MODE_LIST,     /* list the kernels */
     MODE_SASS_SPEC,/* print the SASS expectations */
+    MODE_LAUNCHERS,/* each row's launcher function (make progress maps exercises to files) */
     MODE_HELP
 } run_mode;
 

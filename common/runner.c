@@ -1,4 +1,6 @@
 /* The chapter runner (see runner.h). */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -750,6 +752,28 @@ int run_chapters(const chapter *const chs[], int n, int argc, char **argv) {
                     printf("%-22s %-8s %-7s your version of %s\n",
                            exercise_name(r->info.name, ex, sizeof ex), "exercise", arch_word(r),
                            r->info.name);
+            }
+        return EXIT_ALL_OK;
+    }
+    if (a.mode == MODE_LAUNCHERS) {
+        /* ROW<TAB>FUNCTION for every stage and exercise row: the C name of the function it calls
+         * (ex_add_f32_naive for ex_naive), found in the binary's dynamic symbols (chapter
+         * binaries are linked with --export-dynamic for this); "-" where none is found. make
+         * progress finds an exercise's file by the function that file defines. */
+        for (int t = 0; t < n; t++)
+            for (int i = 0; i < chs[t]->nrows; i++) {
+                const row_entry *r = &chs[t]->rows[i];
+                for (int ex = 0; ex < 2; ex++) {
+                    const any_fn fn = ex ? r->ex_launch : r->launch;
+                    if (!fn || (ex == 0 && r->role != ROLE_STAGE)) continue;
+                    Dl_info info;
+                    const bool named = dladdr((const void *)fn, &info) && info.dli_sname &&
+                                       info.dli_saddr == (void *)fn;
+                    char name[128];
+                    printf("%s\t%s\n", ex ? exercise_name(r->info.name, name, sizeof name)
+                                           : r->info.name,
+                           named ? info.dli_sname : "-");
+                }
             }
         return EXIT_ALL_OK;
     }

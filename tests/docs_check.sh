@@ -2,19 +2,23 @@
 # The repository's documents, checked without a GPU (make test runs this; it runs alone too):
 #   1. every relative link of every tracked Markdown file resolves: the file or folder exists,
 #      and a #fragment into a Markdown file names one of its headings (GitHub's anchors);
-#   2. measured/ holds evidence, not an archive: at most MEASURED_MAX files under all measured/
+#   2. no README table typed by hand holds a measured number (those are printed from CSVs);
+#   3. measured/ holds evidence, not an archive: at most MEASURED_MAX files under all measured/
 #      folders together (their README.md indexes included), and every one but the indexes cited
 #      by a lesson or a page of notes (a README.md or NOTES.md outside measured/, or a page of
 #      docs/) by its path or its folder's, in a link, a table marker or the text.
 #
 #   bash tests/docs_check.sh [--max N] [FILE.md ...]
+#   bash tests/docs_check.sh --tables FILE.md ...
 #
 # Prints PASS or FAIL lines (tests/run.sh counts them); exit 1 when one fails. Given files, only
-# their links are checked (the negative tests of run.sh use that).
+# their links are checked, or with --tables only their tables (the negative tests of run.sh).
 set -u
 cd "$(dirname "$0")/.."
 MEASURED_MAX=150
 if [ "${1:-}" = --max ]; then MEASURED_MAX=$2; shift 2; fi
+tables_only=0
+if [ "${1:-}" = --tables ]; then tables_only=1; shift; fi
 status=0
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1"; status=1; }
@@ -31,34 +35,9 @@ fi
 # ---- 1. links -------------------------------------------------------------------------------
 # Links are [text](target) and <img src="target">, outside fenced code and `code spans`. A target
 # with a scheme (https:, mailto:) is not checked; a target alone "#x" is a heading of the file.
-# An anchor is GitHub's: the heading lowercased, every character but letters, digits, spaces,
-# '-' and '_' dropped, spaces made '-'; a repeated heading gets -1, -2, ... (mawk reads bytes:
-# non-ASCII characters are dropped, which is right for punctuation such as an em dash).
+# Anchors are GitHub's (common/md_anchors.awk).
 anchors_of() { # file.md: one anchor a line
-    awk '/^[ \t]*```/ { fence = !fence; next }
-         fence { next }
-         /^#+[ \t]/ {
-             h = $0; sub(/^#+[ \t]+/, "", h); sub(/[ \t]+#*[ \t]*$/, "", h)
-             gsub(/`/, "", h)
-             # links in a heading keep their text
-             while (match(h, /\[[^]]*\]\([^)]*\)/)) {
-                 t = substr(h, RSTART, RLENGTH); sub(/\]\(.*/, "", t); sub(/^\[/, "", t)
-                 h = substr(h, 1, RSTART - 1) t substr(h, RSTART + RLENGTH)
-             }
-             h = tolower(h)
-             out = ""
-             n = split(h, ch, "")
-             for (i = 1; i <= n; i++) {
-                 c = ch[i]
-                 if (c ~ /[a-z0-9_-]/) out = out c
-                 else if (c == " ") out = out "-"
-                 # anything else is dropped: ASCII punctuation, and every byte of a non-ASCII
-                 # character (the dashes, × and ≥ of these pages; no heading here has a
-                 # non-ASCII letter, which GitHub would keep)
-             }
-             if (out in seen) { seen[out]++; out = out "-" seen[out] } else seen[out] = 0
-             print out
-         }' "$1"
+    awk -f common/md_anchors.awk "$1" | cut -f4
 }
 links_of() { # file.md: one target a line, as "LINE<TAB>TARGET"
     awk '/^[ \t]*```/ { fence = !fence; next }
@@ -98,6 +77,7 @@ anchor_ok() { # file.md anchor
     [[ ${ANCHORS[$f]} == *" $a "* ]]
 }
 if [ $# -gt 0 ]; then mds=("$@"); else mapfile -t mds < <(tracked '*.md'); fi
+[ $tables_only = 1 ] && mds=()
 nlinks=0
 for md in "${mds[@]}"; do
     [ -f "$md" ] || continue
@@ -122,10 +102,30 @@ for md in "${mds[@]}"; do
     done < <(links_of "$md")
     if [ -n "$bad" ]; then fail "links: $md:$bad"; fi
 done
-[ $status = 0 ] && pass "links: the $nlinks relative links of ${#mds[@]} Markdown files resolve"
-[ $# -gt 0 ] && exit $status
+[ $status = 0 ] && [ $tables_only = 0 ] && pass "links: the $nlinks relative links of ${#mds[@]} Markdown files resolve"
+[ $# -gt 0 ] && [ $tables_only = 0 ] && exit $status
 
-# ---- 2. measured/ ---------------------------------------------------------------------------
+# ---- 2. measured numbers in README tables come from CSVs ----------------------------------------
+# A table row typed by hand in a README (outside the <!-- table: --> blocks that make tables
+# prints) must not hold what looks like a measurement: a time or a rate with its unit (µs, ms,
+# TFLOPS, GB/s), a percentage with decimals, a ratio written 1.023x, or a fraction with three
+# decimals. Configurations, register counts and bounds stay by hand.
+hand=""
+readmes=("$@")
+[ $# -gt 0 ] || mapfile -t readmes < <(tracked '*README.md' | grep -v '/measured/')
+for md in "${readmes[@]}"; do
+    hits=$(awk '/^<!-- table: / { block = 1 } /^<!-- \/table -->/ { block = 0; next }
+                /^[ \t]*```/ { fence = !fence }
+                !block && !fence && /^\|/ && !/^\| *:?---/ &&
+                /[0-9] ?(µs|us|ms|TFLOPS|GB\/s|TB\/s)([^A-Za-z]|$)|[0-9]\.[0-9]+ ?%|[0-9]\.[0-9][0-9]+x|(^|[^0-9.])[0-9]\.[0-9][0-9][0-9]([^0-9]|$)/ {
+                    printf " %d", NR }' "$md")
+    [ -z "$hits" ] || hand="$hand $md (lines$hits);"
+done
+if [ -z "$hand" ]; then pass "tables: no README table typed by hand holds a measured number"
+else fail "tables: README table rows typed by hand that hold measured numbers (generate them from a CSV, make tables):$hand"; fi
+[ $tables_only = 1 ] && exit $status
+
+# ---- 3. measured/ ---------------------------------------------------------------------------
 mapfile -t all_measured < <(tracked | grep -E '(^|/)measured/')
 mapfile -t measured < <(printf '%s\n' "${all_measured[@]}" | grep -vE '(^|/)measured/README\.md$')
 n=${#all_measured[@]}

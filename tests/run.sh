@@ -536,6 +536,16 @@ group_documents() { # chapters...
         [ "$(echo "$out" | grep -o ' (no ' | wc -l)" = "$(echo "$out" | grep -o 'no_such_page.md (no' | wc -l)" ]; then
         result PASS "links: a broken link in a copy of README.md is caught, and only it"
     else result FAIL "links: a copy of README.md with a broken link: $(echo "$out" | head -c 300)"; fi
+    # ... and a measured number typed into a README's table by hand is caught (a copy of 04's,
+    # or of the first chapter's, with cuBLAS's time typed in a row of its own).
+    local with_hand=$GROUP_DIR/hand_table_README.md src=04_sgemm/README.md
+    [ -f "$src" ] || src=$1/README.md
+    awk '/^<!-- table: / { block = 1 } /^<!-- \/table -->/ { block = 0 }
+         { print } /^\| --- / && !block && !done { print "| cublas | 2.70 ms |"; done = 1 }' "$src" >"$with_hand"
+    if bash tests/docs_check.sh --tables "$with_hand" | grep -q '^FAIL tables'; then
+        result PASS "tables: a time typed by hand into a table of a copy of $src is caught"
+    else result FAIL "tables: a time typed by hand into a copy of $src passed the check"; fi
+    rm -f "$with_hand"
 }
 
 # ---- ab.list -------------------------------------------------------------------------------------
@@ -629,6 +639,77 @@ group_compare() { # the first chapter
     if [ $rc = 2 ] && echo "$out" | grep -q "KERNEL=$stage)"; then result PASS "compare: ex_$stage is answered with the stage's name"
     else result FAIL "compare: ex_$stage: exit $rc: $out"; fi
 }
+# ---- progress: make progress, make next, make diff-NN --------------------------------------------
+# In a copy of the sources (and of the first chapter's build, so that only what the test changes
+# is compiled): every exercise TODO and the first one next; the first exercise solved by copying
+# its stage shows written (PASS on a GPU) and next moves on; broken by one (an off-by-one bound),
+# FAIL on a GPU and next stays on it; make diff-NN prints a stage's change with what it shares
+# folded; an unknown chapter or stage gets one line with the valid ones.
+group_progress() { # chapters...
+    local first=$1 copy out n files k1 f1 stage1 with_gpu=0 runs longest
+    copy=$(mktemp -d)
+    tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C "$copy"
+    mkdir -p "$copy/build"
+    cp -a "$BUILD/arch.stamp" "$BUILD/common" "$copy/build/" 2>/dev/null
+    cp -a "$BUILD/$first" "$copy/build/" 2>/dev/null
+    mkdir -p "$copy/build/bin" && cp -a "$BUILD/bin/$first" "$copy/build/bin/" 2>/dev/null
+    [ $gpu_present = 1 ] && with_gpu=1
+    progress() { (cd "$copy" && BUILD=build bash common/progress.sh "$@" 2>&1); }
+    out=$(progress progress "$@")
+    files=$(cd "$copy" && for ch in "$@"; do ls "$ch"/exercises/*.cu; done | wc -l)
+    n=$(echo "$out" | grep -cE '^ +[0-9]+ [a-z0-9_]+ +TODO ')
+    if [ "$n" = "$files" ] && echo "$out" | tail -n 1 | grep -q "^0 of $files exercises passed; next: $first exercise 1,"; then
+        result PASS "progress: a fresh tree shows all $files exercises TODO, and $first's first as next"
+    else result FAIL "progress: a fresh tree: $n of $files TODO; last line: $(echo "$out" | tail -n 1)"; fi
+    out=$(progress next "$@")
+    f1=$(cd "$copy" && ls "$first"/exercises/*.cu | head -n 1)
+    if echo "$out" | grep -q "^Next: $first, exercise 1 " && echo "$out" | grep -q "edit: *$f1\$" &&
+        echo "$out" | grep -q "read: *$first/README.md#"; then
+        result PASS "progress: make next on a fresh tree names $f1, its section and its check"
+    else result FAIL "progress: make next on a fresh tree: $(echo "$out" | head -n 3 | tr '\n' ' ')"; fi
+    # The first exercise solved: its stage, compiled as the exercise.
+    stage1=$(cd "$copy" && ls "$first"/kernels/"$(basename "$f1")")
+    { echo '#define STAGE_AS_EXERCISE'; cat "$copy/$stage1"; } >"$copy/$f1"
+    out=$(progress progress "$first")
+    local want=written
+    [ $with_gpu = 1 ] && want=PASS
+    if echo "$out" | grep -qE "^ +1 [a-z0-9_]+ +$want " && progress next "$first" | grep -q "^Next: $first, exercise 2 "; then
+        result PASS "progress: the first exercise solved shows $want, and next moves to exercise 2"
+    else result FAIL "progress: the first exercise solved: $(echo "$out" | sed -n 2p); next: $(progress next "$first" | head -n 1)"; fi
+    # ... and broken by one: every "< n" bound in it made "< n - 1".
+    cp "$copy/$f1" "$copy/solved.cu"
+    sed -i 's/< n)/< n - 1)/; s/< n;/< n - 1;/' "$copy/$f1"
+    if cmp -s "$copy/$f1" "$copy/solved.cu"; then
+        result SKIP "progress: an exercise broken by one shows FAIL: $stage1 has no '< n' bound to break"
+    elif [ $with_gpu = 1 ]; then
+        out=$(progress progress "$first")
+        if echo "$out" | grep -qE "^ +1 [a-z0-9_]+ +FAIL " && progress next "$first" | grep -q "^Next: $first, exercise 1 "; then
+            result PASS "progress: the first exercise broken by one shows FAIL, and next stays on it"
+        else result FAIL "progress: the first exercise broken by one: $(echo "$out" | sed -n 2p)"; fi
+    else result SKIP "progress: an exercise broken by one shows FAIL: no GPU"; fi
+    rm -rf "$copy"
+    # make diff-NN STAGE=k: the chapter with the most stages, its last stage against the one before.
+    local ch=07_fp8_gemm k=10
+    case " $* " in *" $ch "*) ;; *) ch=$first k=2 ;; esac
+    out=$(bash common/progress.sh diff "$ch" "$k")
+    # no run of shared lines longer than the 3 of context on each side of a change
+    longest=$(echo "$out" | awk '/^ / { run++; if (run > max) max = run; next } { run = 0 } END { print max + 0 }')
+    if echo "$out" | grep -q '^+' && echo "$out" | grep -q 'lines* the same in both' && [ "$longest" -le 6 ]; then
+        result PASS "progress: make diff-${ch%%_*} STAGE=$k shows the change, what it shares folded (runs of at most $longest)"
+    else result FAIL "progress: make diff-${ch%%_*} STAGE=$k: longest run of shared lines $longest: $(echo "$out" | head -n 2 | tr '\n' ' ')"; fi
+    out=$(bash common/progress.sh diff "$ch" 99 2>&1); rc=$?
+    if [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "stages 1-"; then
+        result PASS "progress: an unknown stage gets one line with the valid ones"
+    else result FAIL "progress: diff STAGE=99: exit $rc: $out"; fi
+    out=$(bash common/progress.sh diff 99 1 2>&1); rc=$?
+    if [ $rc = 2 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "diff-${first%%_*}"; then
+        result PASS "progress: an unknown chapter gets one line with the valid ones"
+    else result FAIL "progress: diff of chapter 99: exit $rc: $out"; fi
+    out=$(bash common/progress.sh progress 99 2>&1); rc=$?
+    if [ $rc = 2 ] && echo "$out" | grep -q "$first"; then result PASS "progress: make progress CHAPTERS=99 names the chapters"
+    else result FAIL "progress: progress 99: exit $rc: $out"; fi
+}
+
 # ---- gpu: every kernel at the test shapes, and more --------------------------------------------
 gpu_tests() { # mode-label binary args...: reads TEST lines
     local label=$1
@@ -807,6 +888,7 @@ for ch in "$@"; do
     run_group "cli-$ch" group_cli "$ch"
     run_group "docs-$ch" group_docs "$ch"
 done
+run_group progress group_progress "$@"
 run_group ab.list group_ablist "$@"
 run_group compare group_compare "$1"
 wait

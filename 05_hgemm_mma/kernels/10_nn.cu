@@ -1,6 +1,8 @@
 /* Stage 10 (the NN exercise in layouts) — B stored row-major K x N, fragments by
  * ldmatrix.trans.
  *
+ * Builds on: 05_hgemm_mma/kernels/05_swizzle.cu (make diff-05 STAGE=10)
+ *
  * Change from stage 5: B arrives k-major (row k holds B[k][0..N-1], ldb = N), the layout of
  * most framework weights. The mma still wants B's fragment "column-major" (each register holds
  * two consecutive k of one n). Stage 5 got that by ldmatrix on [n][k] rows; here the tile in

@@ -2,6 +2,8 @@
  * threads copied into shared memory, in the 128-byte swizzled layout, and waits for each
  * multiply to finish.
  *
+ * Builds on: 05_hgemm_mma/kernels/08_final.cu (make diff-06 STAGE=1 shows the change)
+ *
  * What changes from chapter 05. mma.sync is a warp instruction on registers: every k16 step
  * each warp first loads its fragments with ldmatrix. wgmma (sm_90a) is a warpgroup instruction
  * (4 warps, 128 threads) that reads both operands straight from shared memory through two

@@ -1,6 +1,8 @@
 /* Stage 2 — per-tensor FP8: chapter 06's warp-specialized pipeline (its stage 4) with the e4m3
  * wgmma.
  *
+ * Builds on: 06_wgmma_tma/kernels/04_warp_specialized_sm90a.cu (make diff-07 STAGE=2)
+ *
  * What changes from chapter 06's stage 4, and why FP8 is faster. The structure is the same: a
  * producer warpgroup whose one thread issues TMA copies into a ring of 4 slots, two consumer
  * warpgroups that multiply a 128 x 256 tile, setmaxnreg moving registers from the producer to
