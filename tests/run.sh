@@ -11,12 +11,12 @@
 #             NN_topic/sass_checks.sh, and the PTX beside the SASS;
 #   docs-NN, documents, ab.list, compare   figures, charts, README tables, links, measured/,
 #             the A/B lists, make compare's parsing;
-#   gpu       on a GPU: every kernel at the test shapes (--test), the exercises built with the
+#   gpu-N     on a GPU: every kernel at the test shapes (--test), the exercises built with the
 #             reference stages substituted (NN_topic.solved: all must PASS), the shipped skeletons
 #             (must report TODO, or PASS once you have written them), forced configurations,
 #             random shapes, deliberately wrong outputs.
-# The groups run in parallel, TEST_JOBS at a time (default: every core); the gpu group is one job
-# that runs its chapters one after the other, so that two never share the GPU's memory. Each group
+# The groups run in parallel, TEST_JOBS at a time (default: every core); the GPU's tests run in
+# TEST_GPU_JOBS lanes (default 3 with a GPU), each its chapters one after the other. Each group
 # writes its lines to build/test_groups/GROUP.res; build/test.log is all of them, in that order.
 # Without a GPU the tests of the gpu group are counted as skipped, never as passed.
 # The last line is "N passed, N failed, N skipped"; the exit status is 1 if any test failed. Just
@@ -715,7 +715,7 @@ gpu_tests() { # mode-label binary args...: reads TEST lines
     local label=$1
     shift
     local word chapter name shape rest rc note=${FORCED:-}
-    "$@" >"$BUILD/gpu_tests.out" 2>>"$GROUP_LOG"
+    "$@" >"$RESULTS.out" 2>>"$GROUP_LOG"
     rc=$?
     while read -r tag word chapter name shape rest; do
         [ "$tag" = TEST ] || continue
@@ -729,7 +729,7 @@ gpu_tests() { # mode-label binary args...: reads TEST lines
         solved:TODO:*) result FAIL "$what: the substituted stage reported TODO" ;;
         *) result FAIL "$what" ;;
         esac
-    done <"$BUILD/gpu_tests.out"
+    done <"$RESULTS.out"
     # 0: all passed, 1: a kernel failed (its FAIL lines are counted), 3: no GPU (SKIP lines).
     # Anything else (a crash, an abort) is a failure of its own.
     case $rc in 0 | 1 | 3) ;; *) result FAIL "gpu: $* exited $rc" ;; esac
@@ -758,9 +758,11 @@ random_shapes() { # count seed name:max:step...: prints "--name a,b,... --name .
         print ""
     }'
 }
-group_gpu() { # chapters...
+group_gpu() { # lane chapters...: lane 1 also runs the harness's GPU programs
     local ch bin exercises n line kernels vars values picks k var fixed v count dims modes exempt mode what rows passed_rows failed_rows out rc
-    group_harness_gpu
+    [ "$1" = 1 ] && group_harness_gpu
+    shift
+    [ $# -gt 0 ] || return 0
     for ch in "$@"; do
         bin=$BUILD/bin/$ch
         gpu_tests skeleton "$bin" --test
@@ -877,8 +879,17 @@ run_group() {
         echo "done $((SECONDS - start))" >"$GROUP_DIR/$name.done"
     ) </dev/null 2>>"$GROUP_DIR/$name.log" &
 }
-# The gpu group first: with a GPU it is the longest by far (on one without, seconds).
-run_group gpu group_gpu "$@"
+# The gpu groups first: with a GPU they are the longest by far (on a machine without, seconds).
+# GPU_LANES of them (TEST_GPU_JOBS, default 3 on a GPU machine, 1 without), each taking every
+# GPU_LANES-th chapter, one chapter after another: a few test processes share the GPU's memory
+# and its time, as many as the longest lane allows (all eight chapters, one after another, took
+# more than 535 s of an H100 on 2026-11-26).
+GPU_LANES=${TEST_GPU_JOBS:-$([ $gpu_present = 1 ] && echo 3 || echo 1)}
+for ((lane = 1; lane <= GPU_LANES; lane++)); do
+    lane_chapters=()
+    for ((i = lane; i <= $#; i += GPU_LANES)); do lane_chapters+=("${!i}"); done
+    run_group "gpu-$lane" group_gpu "$lane" ${lane_chapters[@]+"${lane_chapters[@]}"}
+done
 run_group harness group_harness
 run_group make group_make "$1"
 run_group wrappers group_wrappers
