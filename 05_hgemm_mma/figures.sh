@@ -188,7 +188,7 @@ function panel(x, y, title, subt, swizzled,   r, p, j, n, worst, g) {
     for (r = 0; r < 8; r++) {
         text(x - 8, y + r * CH + CH / 2 + 4, r, 10, "end", "normal", "#666666")
         for (p = 0; p < 8; p++) {
-            j = swizzled ? xor(p, r) : p
+            j = swizzled ? bitxor(p, r) : p
             rect(x + p * CW, y + r * CH, CW, CH, COL[j], "#8c8c8c", 0.6)
             text(x + p * CW + CW / 2, y + r * CH + CH / 2 + 4.5, j, 12.5, "middle", "normal")
             if (j == HJ) { CNT[p]++; hx[r] = x + p * CW }

@@ -2,7 +2,7 @@
 # its awk programs (awk "$(cat ../common/svg.awk)"'BEGIN { ... }'), so that every figure draws
 # with one set of shapes. POSIX awk, no extensions.
 
-function xor(a, b,   r, bit) {       # POSIX awk has no bit operators
+function bitxor(a, b,   r, bit) {       # POSIX awk has no bit operators
     r = 0; bit = 1
     while (a > 0 || b > 0) {
         if (a % 2 != b % 2) r += bit
