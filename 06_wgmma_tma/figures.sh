@@ -15,7 +15,12 @@
 #                     common/ptx/wgmma.cuh)
 # warpgroups.svg      stage 4's three warpgroups: who issues TMA, who issues wgmma, and the
 #                     registers setmaxnreg moves (__launch_bounds__, setmaxnreg_dec/inc)
+# accumulator_fragment.svg  which thread and register of the warpgroup holds each element of
+#                     stage 1's m64nBNk16 accumulator (kernels/01: BM, BN; the layout of
+#                     store_fragment in gemm06_sm90a.cuh), and how chapter 08 hands one thread's
+#                     registers of S to the next wgmma as its A fragment (08's fa2.cuh, attn_pack_p)
 set -euo pipefail
+from=$PWD
 cd "$(dirname "$0")"
 mkdir -p figures
 
@@ -49,13 +54,38 @@ SW=1
 if [ -f $WG ] && ! grep -qE "WGMMA_SWIZZLE_128B = $SW\b" $WG; then
     echo "figures.sh: $WG no longer encodes the 128-byte swizzle as $SW" >&2; exit 1
 fi
-for v in BK BM BN DEPTH CONS DEC INC MINB INFLIGHT ATOM LBO SBO SW; do
+# Stage 1's wgmma: m64nWNk16, WM = 64 rows, WN / 2 fp32 accumulators a thread.
+WM=$(def $K01 BM)
+WN=$(def $K01 BN)
+# The accumulator layout the figure draws is store_fragment's (register i of lane `lane` in warp
+# `warp`); wgmma.cuh states the same, and 08's attn_pack_p packs S's registers into P's A
+# fragment in this order. A change to any of them must be drawn anew: stop here.
+ROWF='16 * warp + lane / 4 + 8 * ((i / 2) % 2)'
+COLF='8 * (i / 4) + 2 * (lane % 4)'
+grep -qF "row = row0 + $ROWF;" $H06 && grep -qF "col = col0 + $COLF;" $H06 || {
+    echo "figures.sh: store_fragment in $H06 no longer uses the layout drawn" >&2; exit 1; }
+if [ -f $WG ] && ! { grep -qF 'row    = 16 * w + l / 4 + 8 * ((i / 2) % 2)' $WG &&
+                     grep -qF 'column = 8 * (i / 4) + 2 * (l % 4) + i % 2' $WG; }; then
+    echo "figures.sh: $WG no longer states the accumulator layout drawn" >&2; exit 1
+fi
+FA2=$from/08_flash_attn/fa2.cuh                       # where make test runs it: the root
+[ -f "$FA2" ] || FA2=../08_flash_attn/fa2.cuh
+if [ -f "$FA2" ]; then
+    for packed in 'p[kk][0] = attn_pack<T>(s[2 * kk][0], s[2 * kk][1]);' \
+                  'p[kk][1] = attn_pack<T>(s[2 * kk][2], s[2 * kk][3]);' \
+                  'p[kk][2] = attn_pack<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);' \
+                  'p[kk][3] = attn_pack<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);'; do
+        grep -qF "$packed" "$FA2" || { echo "figures.sh: $FA2 no longer has: $packed" >&2; exit 1; }
+    done
+fi
+for v in BK BM BN DEPTH CONS DEC INC MINB INFLIGHT ATOM LBO SBO SW WM WN; do
     [ -n "${!v}" ] || { echo "figures.sh: could not read $v from the sources" >&2; exit 1; }
 done
 [ "$EMPTYC" = 1 ] || { echo "figures.sh: $K04 no longer counts one empty arrival per consumer warp" >&2; exit 1; }
 THREADS=$((128 * (1 + CONS)))
 CONSTS="BK=$BK BM=$BM BN=$BN DEPTH=$DEPTH CONS=$CONS DEC=$DEC INC=$INC MINB=$MINB"
 CONSTS="$CONSTS INFLIGHT=$INFLIGHT ATOM=$ATOM LBO=$LBO SBO=$SBO SW=$SW THREADS=$THREADS"
+CONSTS="$CONSTS WM=$WM WN=$WN"
 
 # The SVG helpers every chapter's figures use (common/svg.awk), prepended to each awk program.
 LIB=$(cat ../common/svg.awk)
@@ -279,7 +309,7 @@ BEGIN {
     for (r = 0; r < ATOM; r++) {
         text(GX - 10, GY + r * CH + CH / 2 + 4, r, 11, "end", "normal", "#666666")
         for (p = 0; p < NCH; p++) {
-            c = xor(p, r % ATOM); k = int(c / 2)
+            c = bitxor(p, r % ATOM); k = int(c / 2)
             rect(GX + p * CW, GY + r * CH, CW, CH, KC[k + 1], "#8c8c8c", 0.6)
             text(GX + p * CW + CW / 2, GY + r * CH + CH / 2 + 5, c, 13, "middle", "normal")
         }
@@ -288,7 +318,7 @@ BEGIN {
     # one worked row: r = 5, step 2
     RR = 5; KK = 2
     for (h = 0; h < 2; h++) {
-        p = xor(2 * KK + h, RR % ATOM)
+        p = bitxor(2 * KK + h, RR % ATOM)
         rect(GX + p * CW + 1.5, GY + RR * CH + 1.5, CW - 3, CH - 3, "none", "#000000", 2.6)
     }
     for (k = 0; k < STEPS; k++) {
@@ -327,7 +357,7 @@ BEGIN {
     y += 80
     text(DX, y, "Row " RR ", step " KK " (bold outline): byte " ROWB " &#183; " RR " + " SB " &#183; " KK " = " off, 12, "start", "bold")
     text(DX, y + 18, "bits 4-6 = " b46 " (logical chunk " b46 "), bits 7-9 = " b79 " (row " RR ")", 11.5, "start", "normal")
-    text(DX, y + 36, "chunk " b46 " ^ " b79 " = " xor(b46, b79) ": byte " ROWB * RR + 16 * xor(b46, b79) ", and chunk " b46 + 1 " &#8594; slot " xor(b46 + 1, b79) ", byte " ROWB * RR + 16 * xor(b46 + 1, b79), 11.5, "start", "normal")
+    text(DX, y + 36, "chunk " b46 " ^ " b79 " = " bitxor(b46, b79) ": byte " ROWB * RR + 16 * bitxor(b46, b79) ", and chunk " b46 + 1 " &#8594; slot " bitxor(b46 + 1, b79) ", byte " ROWB * RR + 16 * bitxor(b46 + 1, b79), 11.5, "start", "normal")
     text(16, H - 14, "SBO steps from one " ATOM "-row atom to the next along M (A) or N (B); within a step, a row is never left, so the leading byte offset is not used.", 11, "start", "normal", "#555555")
     svg_close()
 }
@@ -426,5 +456,117 @@ BEGIN {
     text(16, H - 14, "setmaxnreg needs the register count at entry fixed (__launch_bounds__ with a block count; else ptxas may ignore it: info C7508) and all 128 threads of the warpgroup.", 11, "start", "normal", "#555555")
     svg_close()
 }' > figures/warpgroups.svg
+
+# ---------------------------------------------------------------------------------------------
+# Figure 5: the accumulator fragment of stage 1's wgmma m64nWNk16 (fp32, WN / 2 registers a
+# thread). Register i of thread t (warp w = t / 32, lane l = t % 32) holds row
+# 16 w + l / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (l % 4) + i % 2 (store_fragment): computed
+# here for every thread and register, and checked to cover the tile once. Below, chapter 08's
+# reuse: k-step kk of the rs form's A fragment is S's registers 8 kk .. 8 kk + 7 of the same
+# thread, packed in pairs (attn_pack_p): a0 = (d[8kk], d[8kk+1]), a1 = (d[8kk+2], d[8kk+3]),
+# a2 = (d[8kk+4], d[8kk+5]), a3 = (d[8kk+6], d[8kk+7]).
+awk "${AWKV[@]}" "$LIB"'
+function frow(t, i) { return 16 * int(t / 32) + int((t % 32) / 4) + 8 * (int(i / 2) % 2) }
+function fcol(t, i) { return 8 * int(i / 4) + 2 * ((t % 32) % 4) + i % 2 }
+BEGIN {
+    NREG = WN / 2; n = 0
+    for (t = 0; t < 128; t++) for (i = 0; i < NREG; i++) {
+        r = frow(t, i); c = fcol(t, i)
+        if (r >= WM || c >= WN || (r, c) in own) { print "figures.sh: the layout is not a bijection" > "/dev/stderr"; exit 1 }
+        own[r, c] = t; reg[r, c] = i; n++
+    }
+    if (n != WM * WN) { print "figures.sh: the layout does not cover the tile" > "/dev/stderr"; exit 1 }
+    T0 = 37; WZ = int(T0 / 32); L0 = T0 % 32; JZ = 1; KK = 1     # the examples drawn
+    W = 1240; H = 806
+    split("#deebf7 #e5f5e0 #fee6ce #efedf5", WC, " ")              # the four warps
+    split("#c6dbef #9ecae1 #fdd0a2 #fdae6b", ZC, " ")              # register i % 4
+    HI = "#08519c"; OR = "#e6550d"
+    svg_open(W, H, "The wgmma accumulator fragment: which thread and register hold each element of the " WM "&#215;" WN " tile, and its reuse as an A operand", 1)
+    text(16, 26, "The wgmma accumulator: which thread holds which element of the " WM "&#215;N tile", 16, "start", "bold")
+    text(16, 46, "Stage 1&#8217;s wgmma m" WM "n" WN "k16 (kernels/01_first_wgmma_sm90a.cu, BM &#215; BN = " WM " &#215; " WN "): D in fp32, spread over the 128 threads of the warpgroup, N/2 = " NREG " registers each (d0 .. d" NREG - 1 ").", 11.5, "start", "normal", "#444444")
+    text(16, 62, "Thread t (warp w = t / 32, lane l = t % 32), register i: row 16w + l/4 + 8&#183;((i/2) % 2), column 8&#183;(i/4) + 2&#183;(l % 4) + i % 2 (common/ptx/wgmma.cuh; store_fragment in gemm06_sm90a.cuh).", 11.5, "start", "normal", "#444444")
+    text(16, 78, "Warp w owns rows 16w .. 16w+15; in every 8-column block j, registers 4j .. 4j+3 are chapter 05&#8217;s mma.sync m16n8 accumulator, the same pattern N/8 times along the rows.", 11.5, "start", "normal", "#444444")
+
+    # the whole tile: the four warps, the 8-column blocks, thread T0 in dark blue
+    OX = 150; OY = 136; CS = 5
+    text(OX, OY - 22, "the " WM "&#215;" WN " tile: block j of 8 columns holds registers d(4j) .. d(4j+3) of every thread", 11, "start", "bold")
+    for (w = 0; w < 4; w++) {
+        y = OY + 16 * w * CS
+        rect(OX, y, WN * CS, 16 * CS, WC[w + 1], "none", 0)
+        text(OX - 8, y + 30, "warp " w, 12, "end", "bold")
+        text(OX - 8, y + 45, "rows " 16 * w "-" 16 * w + 15, 10.5, "end", "normal", "#555555")
+        text(OX - 8, y + 59, "threads " 32 * w "-" 32 * w + 31, 10.5, "end", "normal", "#555555")
+    }
+    for (i = 0; i < NREG; i++) rect(OX + fcol(T0, i) * CS, OY + frow(T0, i) * CS, CS, CS, HI, "none", 0)
+    for (j = 1; j < WN / 8; j++) line(OX + 8 * j * CS, OY, OX + 8 * j * CS, OY + WM * CS, "#9a9a9a", 0.5)
+    for (r = 8; r < WM; r += 8) line(OX, OY + r * CS, OX + WN * CS, OY + r * CS, (r % 16 ? "#b0b0b0" : "#555555"), (r % 16 ? 0.5 : 1.2))
+    for (j = 0; j < WN / 8; j++) text(OX + (8 * j + 4) * CS, OY - 5, "d" 4 * j "-" 4 * j + 3, 8.5, "middle", "normal", "#555555")
+    rect(OX, OY, WN * CS, WM * CS, "none", "#333333", 1.2)
+    rect(OX + 8 * JZ * CS, OY + 16 * WZ * CS, 8 * CS, 16 * CS, "none", OR, 2)
+    text(OX, OY + WM * CS + 14, "column 0", 10, "start", "normal", "#555555")
+    text(OX + WN * CS, OY + WM * CS + 14, WN - 1, 10, "end", "normal", "#555555")
+    y = OY + WM * CS + 34
+    rect(OX, y - 10, 10, 10, HI, "none", 0)
+    text(OX + 16, y, "thread " T0 " (warp " WZ ", lane " L0 "): its " NREG " registers, rows " frow(T0, 0) " and " frow(T0, 2) ", columns " fcol(T0, 0) "-" fcol(T0, 1) " of every block", 11, "start", "normal")
+    rect(OX, y + 8, 10, 10, "none", OR, 2)
+    text(OX + 16, y + 18, "the block drawn cell by cell on the right", 11, "start", "normal")
+
+    # one block of one warp, cell by cell: T = the thread, d = its register
+    ZX = OX + WN * CS + 92; ZW = 42; ZH = 20
+    text(ZX, OY - 22, "warp " WZ ", block j = " JZ ": rows " 16 * WZ "-" 16 * WZ + 15 ", columns " 8 * JZ "-" 8 * JZ + 7, 11, "start", "bold")
+    for (cc = 0; cc < 8; cc++) text(ZX + cc * ZW + ZW / 2, OY - 5, 8 * JZ + cc, 10, "middle", "normal", "#555555")
+    for (rr = 0; rr < 16; rr++) {
+        r = 16 * WZ + rr
+        text(ZX - 6, OY + rr * ZH + 14, r, 10, "end", "normal", "#555555")
+        for (cc = 0; cc < 8; cc++) {
+            c = 8 * JZ + cc; t = own[r, c]; i = reg[r, c]
+            rect(ZX + cc * ZW, OY + rr * ZH, ZW, ZH, ZC[i % 4 + 1], "#8c8c8c", 0.5)
+            text(ZX + cc * ZW + ZW / 2, OY + rr * ZH + 14, "T" t " d" i, 9.5, "middle", (t == T0 ? "bold" : "normal"), (t == T0 ? HI : "#222222"))
+            if (t == T0) rect(ZX + cc * ZW + 1, OY + rr * ZH + 1, ZW - 2, ZH - 2, "none", HI, 2)
+        }
+    }
+    rect(ZX, OY, 8 * ZW, 16 * ZH, "none", OR, 2)
+    line(ZX, OY + 8 * ZH, ZX + 8 * ZW, OY + 8 * ZH, "#555555", 1)
+    split("row l/4, column 8j + 2(l%4)|row l/4, column 8j + 2(l%4) + 1|row l/4 + 8, column 8j + 2(l%4)|row l/4 + 8, column 8j + 2(l%4) + 1", ZL, "|")
+    for (q = 0; q < 4; q++) {
+        x = ZX; y = OY + 16 * ZH + 18 + q * 16
+        rect(x, y - 10, 12, 12, ZC[q + 1], "#8c8c8c", 0.5)
+        text(x + 18, y, "d(4j+" q "): " ZL[q + 1], 10.5, "start", "normal")
+    }
+
+    # chapter 08: thread T0 hands its registers of S to the next wgmma as the A fragment of P
+    YB = OY + WM * CS + 110
+    line(16, YB - 24, W - 16, YB - 24, "#cccccc", 1)
+    text(16, YB, "Chapter 08 reuses such an accumulator as the A operand of the next wgmma (P from registers: the rs form)", 13, "start", "bold")
+    text(16, YB + 20, "08_flash_attn/kernels/05_wgmma_sm90a.cu: S = Q K&#7488; is an m64nN accumulator (rows: queries, columns: keys). The rs form&#8217;s A fragment of m64nNk16 is four registers of two", 11.5, "start", "normal", "#444444")
+    text(16, YB + 36, "16-bit values a thread: a0 (row l/4, k 2(l%4) and +1), a1 (row l/4+8, the same k), a2 (row l/4, k+8), a3 (row l/4+8, k+8), in warp w&#8217;s 16 rows. For k-step kk (columns 16kk ..", 11.5, "start", "normal", "#444444")
+    text(16, YB + 52, "16kk+15 of S) those are the same thread&#8217;s d(8kk) .. d(8kk+7), rounded to 16 bits in pairs, in order (attn_pack_p, fa2.cuh): no element changes thread. Thread " T0 ", kk = " KK ":", 11.5, "start", "normal", "#444444")
+    SX = 262; BW = 66; ys = YB + 74; ya = ys + 74
+    text(SX - 12, ys + 18, "S: thread " T0 "&#8217;s registers", 11.5, "end", "bold")
+    text(SX - 12, ys + 33, "fp32, columns " 16 * KK "-" 16 * KK + 15, 10.5, "end", "normal", "#555555")
+    text(SX - 12, ya + 18, "P: A fragment, k-step " KK, 11.5, "end", "bold")
+    text(SX - 12, ya + 33, "bf16x2 or f16x2 registers", 10.5, "end", "normal", "#555555")
+    for (i = 0; i < 8; i++) {
+        x = SX + i * BW + int(i / 2) * 16; ri = 8 * KK + i
+        rect(x, ys, BW - 4, 42, ZC[ri % 4 + 1], "#7a7a7a", 0.6)
+        text(x + (BW - 4) / 2, ys + 17, "d" ri, 12, "middle", "bold")
+        text(x + (BW - 4) / 2, ys + 33, "(" frow(T0, ri) ", " fcol(T0, ri) ")", 10, "middle", "normal")
+    }
+    for (q = 0; q < 4; q++) {
+        x = SX + 2 * q * BW + q * 16; ri = 8 * KK + 2 * q
+        arrow(x + BW - 2, ys + 44, x + BW - 2, ya - 2, "#444444", 1.2)
+        rect(x, ya, 2 * BW - 4, 42, ZC[ri % 4 + 1], "#7a7a7a", 0.6)
+        text(x + BW - 2, ya + 17, "a" q ": d" ri ", d" ri + 1, 12, "middle", "bold")
+        text(x + BW - 2, ya + 33, "row " frow(T0, ri) ", k " fcol(T0, ri) - 16 * KK " and " fcol(T0, ri) - 16 * KK + 1, 10, "middle", "normal")
+    }
+    x = SX + 8 * BW + 3 * 16 + 14
+    text(x, ys + 18, "above: (row, column) of S; below: row and k of P,", 11, "start", "normal", "#444444")
+    text(x, ys + 33, "k = column &#8722; 16kk: the same elements, the same thread", 11, "start", "normal", "#444444")
+    text(x, ya + 12, "then O += P V: wgmma m64nDk16 with A = a0 .. a3", 11, "start", "normal", "#444444")
+    text(x, ya + 27, "from registers and B = V from shared memory;", 11, "start", "normal", "#444444")
+    text(x, ya + 42, "the low half of a register is the lower column", 11, "start", "normal", "#444444")
+    text(16, H - 14, "The same four packed registers are what one stmatrix.x4 of stage 7 stores per 16 columns (stage_box in gemm06_sm90a.cuh): four 8&#215;8 matrices of the warp&#8217;s 16 rows.", 11, "start", "normal", "#555555")
+    svg_close()
+}' > figures/accumulator_fragment.svg
 
 ls figures/*.svg

@@ -384,10 +384,14 @@ static int launch_final(const T *A, const T *B, T *C, int M, int N, int K, int o
 /* The size rule: the tile with the least estimated time, rounds x (tile area / the tile's
  * rate), where a round is one cluster block per cluster that fits (SMs / cluster size; a
  * cluster block is CM x CN tiles: a pair stacked along M with 2x1) and the rate is the tile's
- * steady throughput, measured with each tile forced at 8192^3 on an H100 with 2x1 clusters
- * (README, "Stage 8"; the same rates serve 2x2 until it is measured). A wide tile computes
- * faster per flop; a narrow one fills the SMs at sizes where the wide one leaves them idle.
- * Ties go to the wider tile (listed first). */
+ * TFLOPS with that tile forced at 8192^3 on an H100 with 2x1 clusters (README, "Stage 8"; the
+ * same rates serve 2x2 until it is measured). 816 and 751 are 815.7 and 750.8 rounded, from the
+ * sweep made before the 64 x 128 tile existed (NOTES.md, "The rule's rates"):
+ *   git show e8f937e:06_wgmma_tma/measured/sweeps_h100/final_bn256.csv (and final_bn128.csv)
+ * 505 is measured/sweeps_h100.csv, run final_tile64x128 (505.9). That file's 128 x 256 and
+ * 128 x 128 runs (805.6, 733.1) would pick the same tile at every shape it holds. A wide tile
+ * computes faster per flop; a narrow one fills the SMs at sizes where the wide one leaves them
+ * idle. Ties go to the wider tile (listed first). */
 typedef struct {
     int code, bm, bn, rate; /* rate: TFLOPS at 8192^3 */
 } final_tile;
