@@ -401,7 +401,7 @@ static const row_entry GEMM_ROWS[] = {
              "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG.2D.MULTICAST UCGABAR_ARV UTMASTG STSM SYNCS USETMAXREG FFMA",
              m_in_4s, GEMM07_SMEM_FINAL),
     GEMM_ROW("final_tensor",
-             "13: the next unit's tile carried, taller groups at short K; per tensor",
+             "13: stage 12 with taller groups (16 pair rows) at 4 K tiles or fewer; per tensor",
              V_TENSOR, gemm07_final_tensor, "final07_kernelILb0E",
              "QGMMA.64x128x32.F32.E4M3.E4M3 UTMALDG.2D.MULTICAST UCGABAR_ARV UTMASTG STSM SYNCS USETMAXREG FADD", NULL,
              GEMM07_SMEM_FINAL),
