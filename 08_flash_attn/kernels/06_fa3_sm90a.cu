@@ -51,11 +51,13 @@
  * O += P V tile after tile, the store): only the moments change. The turn counts: the boundary
  * turn is the next item's tile-0 turn, so each consumer still takes T turns an item, sum(T) in
  * all, and the argument below holds unchanged (the schedule there now shows the boundary turn).
- * Seen in the SASS (ptxas 13.0): no spills (184 registers at D = 128, 152 at D = 64); the
- * boundary's S batch and P V batch back to back, then WARPGROUP.DEPBAR.LE gsb0, 0x1; tile 0's
- * mask test is a branch on a warpgroup-uniform condition with P V in flight, which ptxas
- * accepted without a warning (no C7518) or a serialized HGMMA, as three variants of the mask
- * (none, n, causal) that join before the row maxima. The regular key loop is the same
+ * Seen in the SASS (ptxas 13.0): no spills (a consumer's top register + 1, of the 240 setmaxnreg
+ * gives: 184 at D = 128 and 152 at D = 64 then; 238 and 208 since 6g, which rewrote the store of
+ * both D; ptxas -v reports the 168 of the launch: README "Registers, shared memory and the
+ * SASS"); the boundary's S batch and P V batch back to back, then WARPGROUP.DEPBAR.LE gsb0, 0x1;
+ * tile 0's mask test is a branch on a warpgroup-uniform condition with P V in flight, which
+ * ptxas accepted without a warning (no C7518) or a serialized HGMMA, as three variants of the
+ * mask (none, n, causal) that join before the row maxima. The regular key loop is the same
  * instructions but for its uniform descriptor moves: ptxas now keeps Q's descriptors apart and
  * copies them into one quad per HGMMA (523 instructions against 509 at D = 128, 457 against 451
  * at D = 64, the extra ones UMOVs on the uniform datapath), which none of three rewrites tried
