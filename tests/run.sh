@@ -508,7 +508,8 @@ group_documents() { # chapters...
     done
     # Every measured/ file that a README (or a chapter's NOTES.md, its tuning history) links
     # (](...measured/...)) or names (measured/NAME.md, .csv, .svg, .txt, .gz; from its folder or the
-    # top) exists: measured/ keeps what the lessons cite, and older runs live in git history.
+    # top) exists: measured/ keeps what the lessons cite, and older runs live in git history (a
+    # path after a commit, `git show f22a6c9:PATH`, names a file of that commit: not checked here).
     for readme in "${readmes[@]}" ${notes[@]+"${notes[@]}"}; do
         dir=$(dirname "$readme")
         missing=""
@@ -518,8 +519,9 @@ group_documents() { # chapters...
             case $path in *NN_topic* | *'*'*) continue ;; esac
             n=$((n + 1))
             [ -e "$dir/$path" ] || [ -e "$path" ] || missing="$missing $path" # named from the top
-        done < <({ grep -oE '\]\([^)#]*measured/[^)#]*' "$readme" | sed 's/^](//'
-                   grep -oE '[A-Za-z0-9_./-]*measured/[A-Za-z0-9_./-]*\.(md|csv|svg|txt|gz)' "$readme"; } | sort -u)
+        done < <(text=$(sed -E 's/[0-9a-f]{7,40}:[^ )`]*//g' "$readme")
+                 { grep -oE '\]\([^)#]*measured/[^)#]*' <<<"$text" | sed 's/^](//'
+                   grep -oE '[A-Za-z0-9_./-]*measured/[A-Za-z0-9_./-]*\.(md|csv|svg|txt|gz)' <<<"$text"; } | sort -u)
         if [ -z "$missing" ]; then result PASS "links: the $n measured/ paths $readme cites exist"
         else result FAIL "links: $readme cites measured/ paths that do not exist:$missing"; fi
     done
