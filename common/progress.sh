@@ -56,8 +56,15 @@ check_of() {
     c=$(sed -n 's/.*Check it: *//p' "$f" | head -n 1 | sed 's/ *Time it:.*//; s/ *\*\/.*//; s/ *$//')
     echo "${c:-make check-${ch%%_*}}"
 }
-# The ex_ launchers it defines.
-symbols_of() { grep -oE '^(extern "C" )?[A-Za-z0-9_ *]*\bex_[A-Za-z0-9_]+\(' "$1" | grep -oE 'ex_[A-Za-z0-9_]+' | sort -u; }
+# The ex_ launchers it defines: from its object where it is compiled (a file may name them
+# through a macro, as a stage compiled as the exercise does with STAGE()), else from its source.
+symbols_of() { # file [object]
+    if [ -n "${2:-}" ] && [ -f "$2" ] && nm --defined-only -g "$2" >/dev/null 2>&1; then
+        nm --defined-only -g "$2" | awk '$2 == "T" && $3 ~ /^ex_/ { print $3 }' | sort -u
+    else
+        grep -oE '^(extern "C" )?[A-Za-z0-9_ *]*\bex_[A-Za-z0-9_]+\(' "$1" | grep -oE 'ex_[A-Za-z0-9_]+' | sort -u
+    fi
+}
 is_todo() { # every launcher still returns LAUNCH_TODO
     local defs todos
     defs=$(symbols_of "$1" | wc -l)
@@ -108,7 +115,7 @@ chapter_states() {
     binsum=$(sha1sum <"$bin" | cut -c1-40)
     for f in "${written[@]}"; do
         rows=""
-        for sym in $(symbols_of "$f"); do
+        for sym in $(symbols_of "$f" "$BUILD/$ch/exercises/$(basename "${f%.cu}").o"); do
             rows="$rows $(awk -F'\t' -v s="$sym" '$2 == s && $1 ~ /^ex_/ { print $1 }' <<<"$launchers")"
         done
         rows=$(echo $rows)

@@ -28,8 +28,17 @@ fail() { echo "FAIL $1"; status=1; }
 if git ls-files --error-unmatch Makefile >/dev/null 2>&1; then
     tracked() { git ls-files --cached --others --exclude-standard "$@" | sort -u |
                 while IFS= read -r f; do [ -e "$f" ] && echo "$f"; done; }
-else
-    tracked() { find . -path ./build -prune -o -type f -print | sed 's|^\./||' | sort; }
+else # (a copy without git: every file but build/, that matches a pattern as git's pathspecs do)
+    tracked() {
+        local f p
+        find . -path ./build -prune -o -type f -print | sed 's|^\./||' | sort | while IFS= read -r f; do
+            [ $# = 0 ] && { echo "$f"; continue; }
+            for p in "$@"; do
+                # shellcheck disable=SC2053
+                if [[ $f == $p ]]; then echo "$f"; break; fi
+            done
+        done
+    }
 fi
 
 # ---- 1. links -------------------------------------------------------------------------------
