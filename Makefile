@@ -343,10 +343,10 @@ plots: $(FROM_CSV)
 # The learner's path (common/progress.sh): every exercise's state, and the next one to do. They
 # compile only the exercises written (each alone), and on a GPU link and check their chapters.
 progress:
-	@BUILD=$(BUILD) bash common/progress.sh progress $(if $(filter command line,$(origin CHAPTERS)),$(CHAPTERS))
+	@BUILD=$(BUILD) bash common/progress.sh progress $(CHAPTERS)
 
 next:
-	@BUILD=$(BUILD) bash common/progress.sh next $(if $(filter command line,$(origin CHAPTERS)),$(CHAPTERS))
+	@BUILD=$(BUILD) bash common/progress.sh next $(CHAPTERS)
 
 # The README tables: each block between <!-- table: CSV OPTIONS --> and <!-- /table --> printed
 # again by --table-from (no GPU needed; common/readme_tables.sh, docs/design.md "README tables"),

@@ -245,6 +245,7 @@ void print_usage(FILE *f, const char *prog, const char *chapter_help, const run_
             "                   (make sanitize-NN: the sanitizer then judges our kernels alone)\n"
             "  --bench          the chapter's benchmark sweep\n"
             "  --sass-spec      print the SASS expectations checked by make test\n"
+            "  --launchers      each row's launcher function (make progress reads it)\n"
             "exit status: 0 all implemented kernels correct, 1 a kernel failed, 2 bad usage, "
             "3 no usable GPU\n");
 }

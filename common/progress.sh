@@ -93,7 +93,7 @@ chapter_states() {
         [ -f "$f" ] || continue
         if is_todo "$f"; then printf '%s\tTODO\t\n' "$f"; continue; fi
         obj=$BUILD/$ch/exercises/$(basename "${f%.cu}").o
-        if ! out=$(env -u MAKEFLAGS -u MAKELEVEL "$MAKE" --no-print-directory -s "$obj" 2>&1); then
+        if ! out=$(env -u MAKEFLAGS -u MAKELEVEL "$MAKE" --no-print-directory -s BUILD="$BUILD" "$obj" 2>&1); then
             printf '%s\tbroken\t%s\n' "$f" "$( { echo "$out" | grep -E '\([0-9]+\): error'; echo "$out" | grep -E 'error|Error'; } | head -n 1 | cut -c1-160)"
             continue
         fi
@@ -105,7 +105,7 @@ chapter_states() {
         return 0
     fi
     bin=$BUILD/bin/$ch
-    if ! out=$(env -u MAKEFLAGS -u MAKELEVEL "$MAKE" --no-print-directory -s "$bin" 2>&1); then
+    if ! out=$(env -u MAKEFLAGS -u MAKELEVEL "$MAKE" --no-print-directory -s BUILD="$BUILD" "$bin" 2>&1); then
         for f in "${written[@]}"; do printf '%s\twritten\tcompiles; the chapter does not link: %s\n' "$f" "$(echo "$out" | tail -n 1 | cut -c1-120)"; done
         return 0
     fi

@@ -219,6 +219,11 @@ group_make() { # the first chapter (make test CHAPTERS=08_flash_attn runs this o
     if echo "$out" | grep -q 'from_csv' && ! echo "$out" | grep -qE '(nvcc|NVCC).*/kernels/'; then
         result PASS "make: make plots builds the plot program and no chapter"
     else result FAIL "make: make plots on a fresh clone: $(echo "$out" | grep -m 2 -E 'kernels/|Error' | tr '\n' ' ')"; fi
+    # make progress CHAPTERS=NN: that chapter's exercises alone (a scratch BUILD: nothing to compile).
+    out=$(make_here BUILD="$scratch" CHAPTERS="$first_nn" progress 2>&1)
+    if [ "$(echo "$out" | grep -cE '^[0-9][0-9]_')" = 1 ] && echo "$out" | head -n 1 | grep -qx "$first"; then
+        result PASS "make: make progress CHAPTERS=$first_nn lists $first alone"
+    else result FAIL "make: make progress CHAPTERS=$first_nn: $(echo "$out" | grep -E '^[0-9][0-9]_' | tr '\n' ' ')"; fi
     # CHAPTERS: a chapter by its folder or its number; a word that is neither is one clear line.
     expect_make 2 "CHAPTERS=09_x: no such chapter; the chapters are .*$first" "make test CHAPTERS=09_x lists the chapters" \
         BUILD="$scratch" CHAPTERS=09_x test
