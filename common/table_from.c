@@ -23,6 +23,7 @@
 typedef struct {
     char shape[TF_FIELD], kernel[TF_FIELD], dtype[TF_FIELD], time[TF_FIELD], tput[TF_FIELD],
         pct[TF_FIELD], ratio[TF_FIELD], err[TF_FIELD], status[TF_FIELD];
+    char extra[TF_MAX_CSV_COLS - 2][TF_FIELD]; /* a profile CSV's columns after size and kernel */
     int file;
 } tf_row;
 
@@ -32,6 +33,9 @@ typedef struct {
     char shape_head[TF_FIELD], time_head[TF_FIELD], tput_head[TF_FIELD], pct_head[TF_FIELD],
         ratio_head[TF_FIELD];                /* "" where the CSV has no such column */
     bool has_dtype, has_err;
+    bool profile; /* a "# profile:" CSV (common/profile.sh): its columns shown as they are */
+    int nextra;
+    char extra_head[TF_MAX_CSV_COLS - 2][TF_FIELD];
 } tf_file;
 
 /* The column keys of --columns, in the order of the long form's default. */
@@ -221,6 +225,7 @@ static int load(tf_data *d, int fi, char *err, size_t errlen) {
         const char *s = at + 1;
         while (*s == ' ') s++;
         if (!strncmp(s, "GPU:", 4) && !d->q.names[fi][0]) gpu_short_name(s, F->gpu, sizeof F->gpu);
+        if (!strncmp(s, "profile:", 8)) F->profile = true;
         at += strcspn(at, "\n");
         if (*at) at++;
     }
@@ -231,6 +236,30 @@ static int load(tf_data *d, int fi, char *err, size_t errlen) {
     const int c_status = column_named(h, nh, "status"), c_backend = column_named(h, nh, "backend");
     const int c_d = column_named(h, nh, "D"), c_causal = column_named(h, nh, "causal");
     const bool sdpa = c_backend >= 0 && c_d >= 0 && c_causal >= 0 && c_dtype >= 0;
+    if (F->profile) { /* size, kernel, then every metric as it is */
+        if (c_kernel != 1 || nh < 3) {
+            free(text);
+            return fail(err, errlen, "%s: a profile CSV's header is size, kernel, metrics...", path);
+        }
+        copy(F->shape_head, sizeof F->shape_head, h[0]);
+        F->nextra = nh - 2;
+        for (int c = 2; c < nh; c++) copy(F->extra_head[c - 2], TF_FIELD, h[c]);
+        while (*at) {
+            const int n = split_record(&at, f);
+            if (n < nh) continue;
+            tf_row *r = new_row(d);
+            if (!r) {
+                free(text);
+                return fail(err, errlen, "out of memory reading %s", path);
+            }
+            r->file = fi;
+            copy(r->shape, sizeof r->shape, f[0]);
+            copy(r->kernel, sizeof r->kernel, f[1]);
+            for (int c = 2; c < nh; c++) copy(r->extra[c - 2], TF_FIELD, f[c]);
+        }
+        free(text);
+        return 0;
+    }
     if ((!sdpa && c_kernel != 1) || c_time < 1 || c_time + 1 >= nh) {
         free(text);
         return fail(err, errlen,
@@ -565,6 +594,38 @@ static int emit(tf_out *o, const tf_query *q, char *err, size_t errlen) {
     }
     table_add(&o->t, cells);
     return 0;
+}
+
+/* A profile CSV's long form: size (several), GPU (several), kernel, then its metrics. */
+static int profile_form(const tf_data *d, tf_out *o, char *err, size_t errlen) {
+    const tf_query *q = &d->q;
+    const tf_file *F0 = &d->files[0];
+    for (int f = 1; f < q->nfiles; f++) {
+        const tf_file *F = &d->files[f];
+        bool same = F->nextra == F0->nextra;
+        for (int c = 0; same && c < F->nextra; c++) same = !strcmp(F->extra_head[c], F0->extra_head[c]);
+        if (!same) return fail(err, errlen, "profile CSVs of different columns in one table");
+    }
+    const bool shapes = d->nshapes > 1, gpus = several_gpus(d);
+    int rc = add_labels(o, q, err, errlen);
+    if (!rc && shapes) rc = add_col(o, F0->shape_head, false, err, errlen);
+    if (!rc && gpus) rc = add_col(o, "GPU", false, err, errlen);
+    if (!rc) rc = add_col(o, "kernel", false, err, errlen);
+    for (int c = 0; c < F0->nextra && !rc; c++)
+        rc = add_col(o, F0->extra_head[c], !strstr(F0->extra_head[c], "stall"), err, errlen);
+    for (int f = 0; f < q->nfiles && !rc; f++)
+        for (int s = 0; s < d->nshapes && !rc; s++)
+            for (int k = 0; k < d->nkernels && !rc; k++) {
+                const tf_row *r = find(d, f, d->shapes[s], d->kernels[k]);
+                if (!r) continue;
+                int c = q->nlabels;
+                if (shapes) pretty_label(r->shape, o->cells[c++], sizeof o->cells[0]);
+                if (gpus) copy(o->cells[c++], sizeof o->cells[0], d->files[f].gpu);
+                snprintf(o->cells[c++], sizeof o->cells[0], "`%s`", r->kernel);
+                for (int e = 0; e < F0->nextra; e++) copy(o->cells[c++], sizeof o->cells[0], r->extra[e]);
+                rc = emit(o, q, err, errlen);
+            }
+    return rc;
 }
 
 static int long_form(const tf_data *d, tf_out *o, char *err, size_t errlen) {
@@ -957,7 +1018,17 @@ int table_from_main(int argc, char **argv, FILE *out, char *err, size_t errlen) 
     int rc = d && o ? parse(&d->q, argc, argv, err, errlen) : fail(err, errlen, "out of memory");
     for (int f = 0; !rc && f < d->q.nfiles; f++) rc = load(d, f, err, errlen);
     if (!rc) rc = select_rows(d, err, errlen);
-    if (!rc) rc = d->q.has_target ? targets(d, o, err, errlen)
+    bool profiles = false, benches = false;
+    for (int f = 0; !rc && f < d->q.nfiles; f++) {
+        profiles |= d->files[f].profile;
+        benches |= !d->files[f].profile;
+    }
+    if (!rc && profiles && (benches || d->q.pivot || d->q.has_target || d->q.ncolumns ||
+                            d->q.versus_from[0] || d->q.base[0]))
+        rc = fail(err, errlen, "a profile CSV (common/profile.sh) prints alone, in the long form: "
+                               "--kernel, --shape and --label only");
+    if (!rc && profiles) rc = profile_form(d, o, err, errlen);
+    else if (!rc) rc = d->q.has_target ? targets(d, o, err, errlen)
                   : d->q.pivot   ? pivot(d, o, err, errlen)
                                  : long_form(d, o, err, errlen);
     if (!rc && !o->begun) rc = fail(err, errlen, "no row of the CSVs has the kernels and sizes selected");

@@ -50,7 +50,9 @@
  * ratio columns, rel err, status) it reads the CSVs of 08_flash_attn/compare_sdpa.py (B×H×N, D,
  * dtype, causal, backend, ...): a row there is named as 08 names its own, its dtype's prefix,
  * sdpa_ and the backend, _causal for the causal mask ("bf16_sdpa_cudnn_causal"), at the size
- * B×H×N×D. */
+ * B×H×N×D. And the CSVs of common/profile.sh (a "# profile:" line): size, kernel, then Nsight
+ * Compute's metrics, printed in the long form with every column as it is (--kernel, --shape and
+ * --label only; alone, not beside bench CSVs): a stage's measured bottleneck in a README. */
 #ifndef TABLE_FROM_H
 #define TABLE_FROM_H
 

@@ -627,6 +627,27 @@ static void test_table_from(void) {
                    "table_from: a bundle without a run named is refused");
     expect_refused("--table-from bundle.csv#nosuch", "no run 'nosuch'",
                    "table_from: a run a bundle lacks is refused");
+    /* A profile CSV (common/profile.sh): size, kernel, then its metrics, shown as they are. */
+    write_csv("profile.csv",
+              "# GPU: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)\n"
+              "# profile: Version 2025.3, one launch a row (the check's)\n"
+              "size,kernel,time (us),tensor pipe %,top stall\n"
+              "1024x1024x1024,naive,50.0,10.5,long_scoreboard 3.20\n"
+              "1024x1024x1024,fast,20.0,61.0,wait 1.05\n"
+              "4096x4096x4096,fast,900.0,80.0,barrier 0.50\n");
+    expect_table("--table-from profile.csv --kernel fast --shape 1024x1024x1024",
+                 "| kernel | time (us) | tensor pipe % | top stall |\n| --- | ---: | ---: | --- |\n"
+                 "| `fast` | 20.0 | 61.0 | wait 1.05 |\n",
+                 "table_from: a profile CSV's row, every metric as it is");
+    expect_table("--table-from profile.csv --kernel fast",
+                 "| size | kernel | time (us) | tensor pipe % | top stall |\n"
+                 "| --- | --- | ---: | ---: | --- |\n| 1024³ | `fast` | 20.0 | 61.0 | wait 1.05 |\n"
+                 "| 4096³ | `fast` | 900.0 | 80.0 | barrier 0.50 |\n",
+                 "table_from: a profile CSV at several sizes names each");
+    expect_refused("--table-from profile.csv --pivot", "prints alone",
+                   "table_from: a profile CSV in a pivot is refused");
+    expect_refused("--table-from profile.csv,h100.csv --kernel fast", "prints alone",
+                   "table_from: a profile CSV beside a bench CSV is refused");
     expect_refused("--table-from h100.csv --kernel fastest", "--kernel fastest",
                    "table_from: an unknown kernel is refused");
     expect_refused("--table-from h100.csv --shape 4096x4096x4096", "no such size",
@@ -638,8 +659,8 @@ static void test_table_from(void) {
     expect_refused("--table-from h100.csv --label "
                    "x=0123456789012345678901234567890123456789012345678901234567890123456789",
                    "longer than", "table_from: a cell the printer would cut is refused");
-    const char *names[] = {"h100.csv", "h200.csv", "ours.csv", "sdpa.csv", "bundle.csv"};
-    for (int i = 0; i < 5; i++) {
+    const char *names[] = {"h100.csv", "h200.csv", "ours.csv", "sdpa.csv", "bundle.csv", "profile.csv"};
+    for (int i = 0; i < 6; i++) {
         char path[128];
         snprintf(path, sizeof path, "%s/%s", g_dir, names[i]);
         remove(path);
