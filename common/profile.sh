@@ -25,6 +25,12 @@ shift 3
 for pair in "$@"; do
     case $pair in *=?*) ;; *) echo "profile.sh: '$pair' is not ROW=KERNEL_REGEX" >&2; exit 2 ;; esac
 done
+# PROFILE_DRY_RUN=1: print "ROW<TAB>KERNEL_REGEX<TAB>SIZE OPTIONS" a row and stop (make test checks
+# each chapter's profile_ladder.sh against its binary's rows this way, without a GPU).
+if [ "${PROFILE_DRY_RUN:-0}" = 1 ]; then
+    for pair in "$@"; do printf '%s\t%s\t%s\n' "${pair%%=*}" "${pair#*=}" "$size"; done
+    exit 0
+fi
 command -v ncu >/dev/null || { echo "profile.sh: ncu (Nsight Compute) is not on the PATH" >&2; exit 3; }
 
 STALLS="barrier branch_resolving dispatch_stall drain imc_miss lg_throttle long_scoreboard

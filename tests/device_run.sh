@@ -4,6 +4,7 @@
 #   bash tests/device_run.sh sanitize [chapters...]   make sanitize-NN for each chapter
 #   bash tests/device_run.sh bench    [chapters...]   each chapter's benchmark sweep (--bench)
 #   bash tests/device_run.sh sweep    [chapters...]   each chapter's design sweeps (NN/sweep.sh)
+#   bash tests/device_run.sh profile  [chapters...]   each chapter's profile_ladder.sh (Nsight Compute)
 # No chapters: all of them. Logs under $OUT (default results/device), packed into
 # $OUT/device.tar.gz at the end (the tool brings back only a few files); a summary is printed last.
 # `test` of all eight chapters no longer fits one 600 s call on an H100 (2026-11-26: the build,
@@ -57,7 +58,15 @@ sweep)
         [ -f "$c/sweep.sh" ] && BIN=build/bin/$c bash "$c/sweep.sh" "$OUT/sweep_$c" >/dev/null 2>&1
     done
     ;;
-*) echo "unknown phase '$phase': test, sanitize, bench or sweep" >&2; exit 2 ;;
+profile)
+    for c in "${chapters[@]}"; do
+        [ -f "$c/profile_ladder.sh" ] || continue
+        start=$(date +%s)
+        bash "$c/profile_ladder.sh" "$OUT/profile_$c" >"$OUT/profile_$c.txt" 2>&1
+        echo "== $c profile exit $? in $(( $(date +%s) - start )) s" >>"$OUT/profile_$c.txt"
+    done
+    ;;
+*) echo "unknown phase '$phase': test, sanitize, bench, sweep or profile" >&2; exit 2 ;;
 esac
 tar -czf "$OUT/device.tar.gz" -C "$OUT" --exclude device.tar.gz . 2>/dev/null
 cat "$OUT/env.txt"

@@ -9,8 +9,8 @@
 #   wrappers, sass-NN   the SASS checks: the PTX wrappers' opcodes (tests/*_wrappers_sm90a.cu), each
 #             stage's must / must-not opcodes, read with cuobjdump, a chapter's own claims in
 #             NN_topic/sass_checks.sh, and the PTX beside the SASS;
-#   docs-NN, documents, ab.list, compare   figures, charts, README tables, links, measured/,
-#             the A/B lists, make compare's parsing;
+#   docs-NN, documents, ab.list, profile, compare   figures, charts, README tables, links,
+#             measured/, the A/B lists, the profile_ladder.sh rows, make compare's parsing;
 #   gpu-N     on a GPU: every kernel at the test shapes (--test), the exercises built with the
 #             reference stages substituted (NN_topic.solved: all must PASS), the shipped skeletons
 #             (must report TODO, or PASS once you have written them), forced configurations,
@@ -611,6 +611,29 @@ group_ablist() { # chapters...
     done
 }
 
+# ---- profile_ladder.sh ---------------------------------------------------------------------------
+# Each chapter's profile_ladder.sh (GPU: the stages' bottlenecks, common/profile.sh) names rows the
+# binary has, and profiles every stage but the last (a section opens with the stage before's
+# profile). Read without a GPU: PROFILE_DRY_RUN=1 makes profile.sh print its rows and stop.
+group_profile_ladder() { # chapters...
+    local ch list rows missing unknown n
+    for ch in "$@"; do
+        [ -f "$ch/profile_ladder.sh" ] || continue
+        list=$("$BUILD/bin/$ch" --list 2>/dev/null)
+        rows=$(PROFILE_DRY_RUN=1 BUILD=$BUILD bash "$ch/profile_ladder.sh" "$BUILD/profile_dry" 2>&1 | cut -f1)
+        n=$(echo "$rows" | grep -c .)
+        unknown=$(for r in $rows; do echo "$list" | awk -v r="$r" '$1 == r { f = 1 } END { exit !f }' || echo "$r"; done | tr '\n' ' ')
+        # stage numbers from the descriptions ("7: ..."), each but the last needs a row profiled
+        missing=
+        [ "$ch" = 07_fp8_gemm ] || missing=$(echo "$list" | awk '$2 == "stage" { split($4, a, ":"); print a[1], $1 }' |
+            awk -v rows=" $(echo $rows) " 'NR > 0 { k = $1; last = k; if (index(rows, " " $2 " ")) have[k] = 1; seen[k] = 1 }
+                END { for (k in seen) if (k != last && !have[k]) printf "%s ", k }')
+        if [ "$n" -gt 0 ] && [ -z "$unknown" ] && [ -z "$missing" ]; then
+            result PASS "profile: $ch/profile_ladder.sh profiles $n rows, every stage but the last"
+        else result FAIL "profile: $ch/profile_ladder.sh: ${unknown:+rows the binary lacks: $unknown}${missing:+stages not profiled: $missing}${n/#0/no rows}"; fi
+    done
+}
+
 # ---- compare -------------------------------------------------------------------------------------
 group_compare() { # the first chapter
     local first_ch=$1 fixture out occ rc stage
@@ -908,6 +931,7 @@ for ch in "$@"; do
 done
 run_group progress group_progress "$@"
 run_group ab.list group_ablist "$@"
+run_group profile group_profile_ladder "$@"
 run_group compare group_compare "$1"
 wait
 
