@@ -35,6 +35,10 @@ if [ $# -lt 2 ]; then
 fi
 bin=$1
 shift
+for f in "$@"; do # an option after BINARY is a misplaced one, not a README to write
+    case $f in -*) echo "readme_tables.sh: '$f' after BINARY: options come first (usage: [--check] [--base DIR] BINARY README...)" >&2; exit 2 ;; esac
+    [ -f "$f" ] || { echo "readme_tables.sh: no README '$f'" >&2; exit 2; }
+done
 
 # WORDS: the words of $1, with "..." and '...' grouping and nothing expanded.
 split_words() {

@@ -511,6 +511,14 @@ group_documents() { # chapters...
         rm -f "$drift"
         break
     done
+    # An option after BINARY is refused, not taken for a README to write (it once left a file
+    # named --check at the root).
+    dir=$(mktemp -d)
+    (cd "$dir" && bash "$OLDPWD/common/readme_tables.sh" "$OLDPWD/$FROM_CSV" --check "$OLDPWD/README.md" >/dev/null 2>&1)
+    rc=$?
+    if [ $rc = 2 ] && [ -z "$(ls -A "$dir")" ]; then result PASS "tables: an option after BINARY is refused (exit 2), nothing written"
+    else result FAIL "tables: readme_tables.sh BINARY --check README: exit $rc, wrote: $(ls -A "$dir")"; fi
+    rm -rf "$dir"
     # Every measured/ file that a README (or a chapter's NOTES.md, its tuning history) links
     # (](...measured/...)) or names (measured/NAME.md, .csv, .svg, .txt, .gz; from its folder or the
     # top) exists: measured/ keeps what the lessons cite, and older runs live in git history (a
