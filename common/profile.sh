@@ -70,10 +70,13 @@ for pair in "$@"; do
             sub(/^"/, "", line); sub(/"[\r]*$/, "", line)
             return split(line, out, /","/)
         }
-        /^"ID"/ { n = split_quoted($0, head); for (i = 1; i <= n; i++) col[head[i]] = i; next }
+        /^"ID"/ { n = split_quoted($0, head); for (i = 1; i <= n; i++) col[head[i]] = i; units = 1; next }
+        units { split_quoted($0, unit); units = 0; next } # the line after the header: each column'"'"'s unit
         n && /^"[0-9]/ && !done {
             split_quoted($0, v); done = 1
-            t = v[col["gpu__time_duration.sum"]] / 1000
+            # ncu scales a duration to its own unit a row (nsecond, usecond, msecond, second)
+            u = unit[col["gpu__time_duration.sum"]]; t = v[col["gpu__time_duration.sum"]]; gsub(/,/, "", t)
+            t = u == "nsecond" ? t / 1000 : u == "msecond" ? t * 1000 : u == "second" ? t * 1e6 : t
             ns = split(stalls, names, /[ \n]+/)
             best1 = best2 = ""; b1 = b2 = -1
             for (i = 1; i <= ns; i++) {
