@@ -9,13 +9,14 @@
 # OPTIONS` under ncu, which profiles the first launch whose function name (no template arguments,
 # no parameters) matches KERNEL_REGEX: the launch that the binary's check makes, on the same
 # inputs as the timed ones (the reference and the harness's own kernels do not match).
-# One line a ROW: the size label the binary prints, the row, the kernel's time under the
-# profiler, how busy the tensor pipe was (of its peak, over the cycles the SMs were active), the
-# issue slots used, the warps resident (of the maximum), DRAM bandwidth (of peak), the L2 hit
-# rate, registers a thread, and the two largest warp stall reasons, each with its stall cycles
-# per issued instruction (smsp__average_warps_issue_stalled_*_per_issue_active; "selected" and
-# "not_selected" are issue, not stall, and left out). Exit: 0, 2 bad usage, 3 no ncu or no GPU,
-# 1 a row that did not profile (its line says why; the others still run).
+# One line a ROW: the size label the binary prints, the row, the kernel's time under the profiler,
+# the share of the time the SMs were active (a grid's idle SMs lower it), how busy the tensor pipe
+# was (of its peak, over the cycles the SMs were active), the issue slots used, the warps resident
+# (of the maximum), DRAM bandwidth (of peak), the L2 hit rate, registers a thread, and the two
+# largest warp stall reasons, each with its stall cycles per issued instruction
+# (smsp__average_warps_issue_stalled_*_per_issue_active; "selected" and "not_selected" are issue,
+# not stall, and left out). Exit: 0, 2 bad usage, 3 no ncu or no GPU, 1 a row that did not profile
+# (its line says why; the others still run).
 set -u
 usage() { echo "usage: bash common/profile.sh OUT.csv BINARY 'SIZE OPTIONS' ROW=KERNEL_REGEX..." >&2; exit 2; }
 [ $# -ge 4 ] || usage
@@ -35,7 +36,8 @@ command -v ncu >/dev/null || { echo "profile.sh: ncu (Nsight Compute) is not on 
 
 STALLS="barrier branch_resolving dispatch_stall drain imc_miss lg_throttle long_scoreboard
 math_pipe_throttle membar mio_throttle misc no_instruction short_scoreboard sleeping tex_throttle wait"
-metrics=gpu__time_duration.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+metrics=gpu__time_duration.sum,sm__cycles_active.avg,sm__cycles_elapsed.avg
+metrics+=,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
 metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
 metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct,launch__registers_per_thread
 for s in $STALLS; do metrics+=,smsp__average_warps_issue_stalled_${s}_per_issue_active.ratio; done
@@ -59,7 +61,7 @@ for pair in "$@"; do
             grep -m1 '^# GPU:' "$work/$row.app" || sed -n 's/^GPU: /# GPU: /p' "$work/$row.app" | head -n 1
             grep -m1 -E '^#? ?driver ' "$work/$row.app" | sed 's/^#* *//; s/^/# /'
             echo "# profile: $(ncu --version | tail -n 1), one launch a row (the check's), $(basename "$bin") $size"
-            echo "size,kernel,time (us),tensor pipe %,issue active %,warps active %,DRAM %,L2 hit %,registers,top stall,second stall"
+            echo "size,kernel,time (us),SMs active %,tensor pipe %,issue active %,warps active %,DRAM %,L2 hit %,registers,top stall,second stall"
         } >"$out.head"
         header_done=1
     fi
@@ -70,28 +72,42 @@ for pair in "$@"; do
             sub(/^"/, "", line); sub(/"[\r]*$/, "", line)
             return split(line, out, /","/)
         }
+        # a metric in its base unit: ncu scales each value to a unit of its own, a row at a time
+        # (usecond, msecond; cycle, Kcycle, Mcycle), and writes large numbers with commas
+        function base(name,   x, u) {
+            if (!(name in col)) return 0
+            x = v[col[name]]; gsub(/,/, "", x); u = unit[col[name]]
+            if (u ~ /^nsecond/) return x * 1e-9
+            if (u ~ /^usecond/) return x * 1e-6
+            if (u ~ /^msecond/) return x * 1e-3
+            if (u ~ /^K/) return x * 1e3
+            if (u ~ /^M/) return x * 1e6
+            if (u ~ /^G/) return x * 1e9
+            return x + 0
+        }
         /^"ID"/ { n = split_quoted($0, head); for (i = 1; i <= n; i++) col[head[i]] = i; units = 1; next }
         units { split_quoted($0, unit); units = 0; next } # the line after the header: each column'"'"'s unit
         n && /^"[0-9]/ && !done {
             split_quoted($0, v); done = 1
-            # ncu scales a duration to its own unit a row (nsecond, usecond, msecond, second)
-            u = unit[col["gpu__time_duration.sum"]]; t = v[col["gpu__time_duration.sum"]]; gsub(/,/, "", t)
-            t = u == "nsecond" ? t / 1000 : u == "msecond" ? t * 1000 : u == "second" ? t * 1e6 : t
+            t = base("gpu__time_duration.sum") * 1e6 # microseconds
+            # the active cycles of the SMs over the elapsed ones: idle SMs (a grid tail) show here,
+            # not in "warps active", which counts the SMs that run
+            e = base("sm__cycles_elapsed.avg"); sms = e > 0 ? 100 * base("sm__cycles_active.avg") / e : 0
             ns = split(stalls, names, /[ \n]+/)
             best1 = best2 = ""; b1 = b2 = -1
             for (i = 1; i <= ns; i++) {
                 m = "smsp__average_warps_issue_stalled_" names[i] "_per_issue_active.ratio"
                 if (!(m in col)) continue
-                x = v[col[m]] + 0
+                x = base(m)
                 if (x > b1) { best2 = best1; b2 = b1; best1 = names[i]; b1 = x }
                 else if (x > b2) { best2 = names[i]; b2 = x }
             }
-            printf "%s,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%s %.2f,%s %.2f\n", label, row, t,
-                v[col["sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"]],
-                v[col["smsp__issue_active.avg.pct_of_peak_sustained_active"]],
-                v[col["sm__warps_active.avg.pct_of_peak_sustained_active"]],
-                v[col["dram__throughput.avg.pct_of_peak_sustained_elapsed"]],
-                v[col["lts__t_sector_hit_rate.pct"]], v[col["launch__registers_per_thread"]],
+            printf "%s,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%s %.2f,%s %.2f\n", label, row, t, sms,
+                base("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"),
+                base("smsp__issue_active.avg.pct_of_peak_sustained_active"),
+                base("sm__warps_active.avg.pct_of_peak_sustained_active"),
+                base("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+                base("lts__t_sector_hit_rate.pct"), base("launch__registers_per_thread"),
                 best1, b1, best2, b2
         }
         END { if (!done) exit 1 }' "$work/$row.csv" >>"$out.body" ||
