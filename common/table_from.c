@@ -244,23 +244,7 @@ static int load(tf_data *d, int fi, char *err, size_t errlen) {
         copy(F->shape_head, sizeof F->shape_head, h[0]);
         F->nextra = nh - 2;
         for (int c = 2; c < nh; c++) copy(F->extra_head[c - 2], TF_FIELD, h[c]);
-        while (*at) {
-            const int n = split_record(&at, f);
-            if (n < nh) continue;
-            tf_row *r = new_row(d);
-            if (!r) {
-                free(text);
-                return fail(err, errlen, "out of memory reading %s", path);
-            }
-            r->file = fi;
-            copy(r->shape, sizeof r->shape, f[0]);
-            copy(r->kernel, sizeof r->kernel, f[1]);
-            for (int c = 2; c < nh; c++) copy(r->extra[c - 2], TF_FIELD, f[c]);
-        }
-        free(text);
-        return 0;
-    }
-    if ((!sdpa && c_kernel != 1) || c_time < 1 || c_time + 1 >= nh) {
+    } else if ((!sdpa && c_kernel != 1) || c_time < 1 || c_time + 1 >= nh) {
         free(text);
         return fail(err, errlen,
                     "%s: no header row of a bench CSV (size, kernel, ..., time (us), "
@@ -268,14 +252,16 @@ static int load(tf_data *d, int fi, char *err, size_t errlen) {
                     path);
     }
     int c_pct = -1, c_ratio = -1;
-    for (int c = c_time + 2; c < nh; c++) {
+    for (int c = c_time + 2; c < nh && !F->profile; c++) {
         if (!strncmp(h[c], "% ", 2) && c_pct < 0) c_pct = c;
         if (!strncmp(h[c], "x ", 2) && c_ratio < 0) c_ratio = c;
     }
     if (sdpa) snprintf(F->shape_head, sizeof F->shape_head, "%.80sx%s", h[0], "d");
-    else copy(F->shape_head, sizeof F->shape_head, h[0]);
-    copy(F->time_head, sizeof F->time_head, h[c_time]);
-    copy(F->tput_head, sizeof F->tput_head, h[c_time + 1]);
+    else if (!F->profile) copy(F->shape_head, sizeof F->shape_head, h[0]);
+    if (!F->profile) {
+        copy(F->time_head, sizeof F->time_head, h[c_time]);
+        copy(F->tput_head, sizeof F->tput_head, h[c_time + 1]);
+    }
     if (c_pct >= 0) copy(F->pct_head, sizeof F->pct_head, h[c_pct]);
     if (c_ratio >= 0) copy(F->ratio_head, sizeof F->ratio_head, h[c_ratio]);
     F->has_dtype = c_dtype >= 0 && !sdpa;
@@ -289,6 +275,12 @@ static int load(tf_data *d, int fi, char *err, size_t errlen) {
             return fail(err, errlen, "out of memory reading %s", path);
         }
         r->file = fi;
+        if (F->profile) { /* size, kernel, then every metric as it is */
+            copy(r->shape, sizeof r->shape, f[0]);
+            copy(r->kernel, sizeof r->kernel, f[1]);
+            for (int c = 2; c < nh; c++) copy(r->extra[c - 2], TF_FIELD, f[c]);
+            continue;
+        }
         if (sdpa) {
             snprintf(r->shape, sizeof r->shape, "%.80sx%.8s", f[0], f[c_d]);
             sdpa_name(f[c_dtype], f[c_backend], f[c_causal], r->kernel, sizeof r->kernel);
