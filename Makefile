@@ -184,7 +184,8 @@ help:
 	@echo "         each by its number or folder name),"
 	@echo "         ARCH=sm_NN (one architecture: sm_80, sm_86, sm_89, sm_90a, sm_120, ...; default:"
 	@echo "         this machine's GPU, or sm_80 sm_89 sm_90a without one: now $(ARCH)), ARCH=all,"
-	@echo "         NVCC=/path/to/nvcc, -jN (default: all cores), V=1 (every command in full)"
+	@echo "         NVCC=/path/to/nvcc, -jN (default: all cores), V=1 (every command in full),"
+	@echo "         SGEMM_SWEEP=1 (04's tuned stage with all 21 tile configurations, to sweep them)"
 	@echo "The SASS checks of make test and make compare-NN need cuobjdump and nvdisasm, which some"
 	@echo "toolkit installs lack: pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm (or install"
 	@echo "the full CUDA Toolkit); without them make test skips those checks and says so at the end."
@@ -242,12 +243,12 @@ $(BUILD)/$(1)/driver.o: $(1)/driver.c
 $(BUILD)/$(1)/%.o: $(1)/%.cu $(ARCH_STAMP)
 	@mkdir -p $$(@D)
 	$$(call say,NVCC,$$< [$$(call file_archs,$$<)])
-	$$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) $$(call file_gencode,$$<) -c $$< -o $$@
+	$$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) $$(OBJ_FLAGS) $$(call file_gencode,$$<) -c $$< -o $$@
 
 $(BUILD)/$(1)/solved/%.o: $(1)/kernels/%.cu $(ARCH_STAMP)
 	@mkdir -p $$(@D)
 	$$(call say,NVCC,$$< [$$(call file_archs,$$<)] -DSTAGE_AS_EXERCISE)
-	$$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) -DSTAGE_AS_EXERCISE $$(call file_gencode,$$<) -c $$< -o $$@
+	$$(Q)$(NVCC) $(NVCCFLAGS) -I$(1) $$($(1)_INCLUDES) $$(OBJ_FLAGS) -DSTAGE_AS_EXERCISE $$(call file_gencode,$$<) -c $$< -o $$@
 
 run-$(firstword $(subst _, ,$(1))): $(BUILD)/bin/$(1)
 	$$(call run_binary,$(BUILD)/bin/$(1) $$(KERNEL_ARGS) $$(ARGS))
@@ -281,6 +282,25 @@ endef
 # Chapter 08's stage 6 stages O for its TMA store with chapter 06's stage_box.
 08_flash_attn_INCLUDES := -I06_wgmma_tma
 $(foreach c,$(ALL_CHAPTERS),$(eval $(call chapter_rules,$(c))))
+
+# Chapter 04's tuned stage compiles its sweep's configurations only on request, make
+# SGEMM_SWEEP=1 (04's README, "Tuning notes"): all 21 took 86 s of one core, the longest object
+# of the course. A stamp holds the choice, so that changing it rebuilds that object alone
+# (OBJ_FLAGS: an object's own flags, in its recipe).
+# The stamp is rewritten as the Makefile is read, where it would change (as the arch stamp, and
+# for the same goals; never by make -n).
+SGEMM_SWEEP ?= 0
+SGEMM_SWEEP_STAMP := $(BUILD)/04_sgemm/sweep.stamp
+SGEMM_SWEEP_OBJS := $(BUILD)/04_sgemm/kernels/10_tuned.o $(BUILD)/04_sgemm/solved/10_tuned.o
+ifneq ($(if $(MAKECMDGOALS),$(filter-out $(NO_BUILD_GOALS),$(MAKECMDGOALS)),all),)
+ifneq ($(shell cat $(SGEMM_SWEEP_STAMP) 2>/dev/null),$(SGEMM_SWEEP))
+$(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(shell mkdir -p $(BUILD)/04_sgemm && echo "$(SGEMM_SWEEP)" >$(SGEMM_SWEEP_STAMP)))
+endif
+endif
+$(SGEMM_SWEEP_OBJS): $(SGEMM_SWEEP_STAMP)
+$(SGEMM_SWEEP_OBJS): OBJ_FLAGS := $(if $(filter 1,$(SGEMM_SWEEP)),-DSGEMM_SWEEP)
+$(SGEMM_SWEEP_STAMP):
+	@mkdir -p $(@D) && echo "$(SGEMM_SWEEP)" >$@
 
 # Chapter 06's fp16 table times chapter 05's best mma.sync kernel on the same problem: its object
 # file is linked into 06's binaries (its row in 06_wgmma_tma/driver.c).

@@ -826,6 +826,7 @@ group_gpu() { # lane chapters...: lane 1 also runs the harness's GPU programs
     # in 2 and 3 at every shape, the tile alone and in pairs; 07's stages 9-13 read the same
     # variables, each stage's tiles forced in it and in the stages after it).
     forced_configs=(
+        "04_sgemm tuned SGEMM_CONFIG 4 7 10 20"
         "06_wgmma_tma final GEMM06_FINAL_TILE 128x256 128x128 64x128"
         "06_wgmma_tma final GEMM06_FINAL_CLUSTER=2x2,GEMM06_FINAL_TILE 128x256 128x128 64x128"
         "07_fp8_gemm final_tensor,final_block GEMM07_FINAL_TILE 256x128a 128x128 64x128"
@@ -851,6 +852,21 @@ group_gpu() { # lane chapters...: lane 1 also runs the harness's GPU programs
                 env "${fixed[@]}" "$var=$v" "$BUILD/bin/$ch" --test $picks
         done
     done
+
+    # 04's sweep configurations are in the sweep build alone (make SGEMM_SWEEP=1): forced in a
+    # plain build, the row is unsupported and its reason names that make.
+    case " $* " in *" 04_sgemm "*)
+        if [ "$(cat "$BUILD/04_sgemm/sweep.stamp" 2>/dev/null)" = 1 ]; then
+            result SKIP "gpu: 04_sgemm SGEMM_CONFIG=12 in a plain build: this is the sweep build"
+        elif [ $gpu_present = 0 ]; then
+            result SKIP "gpu: 04_sgemm SGEMM_CONFIG=12 in a plain build: no GPU"
+        else
+            out=$(SGEMM_CONFIG=12 "$BUILD/bin/04_sgemm" --test --quick --kernel tuned 2>&1)
+            if echo "$out" | grep -q "SGEMM_CONFIG=12 .*make SGEMM_SWEEP=1"; then
+                result PASS "gpu: 04_sgemm SGEMM_CONFIG=12 in a plain build says to make SGEMM_SWEEP=1"
+            else result FAIL "gpu: 04_sgemm SGEMM_CONFIG=12 in a plain build: $(echo "$out" | grep -m1 tuned)"; fi
+        fi ;;
+    esac
 
     random_cases=("04_sgemm 30 m:3000:1 n:3000:1 k:4500:1" "05_hgemm_mma 30 m:3000:1 n:3000:1 k:4500:8"
                   "06_wgmma_tma 30 m:3000:1 n:3000:1 k:4500:8" "07_fp8_gemm 30 m:3000:1 n:3000:1 k:4500:16"
