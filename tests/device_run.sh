@@ -52,7 +52,7 @@ step() {
 for phase in ${phases//,/ }; do
     case $phase in
     build)
-        step build "$OUT/build.txt" make -j16 $bins || tail -n 40 "$OUT/build.txt" 2>/dev/null
+        step build "$OUT/build.txt" make $bins || tail -n 40 "$OUT/build.txt" 2>/dev/null
         ;;
     test)
         solved=""
